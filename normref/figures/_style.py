@@ -1,0 +1,67 @@
+"""Shared look of the figures: fonts (CJK from pip), light/dark palettes, helpers."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are rendered headless, at build time
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
+
+# Material's palette: text colours match the page in each scheme, and the
+# figure background is transparent so the page shows through.
+PALETTES = {
+    "light": {"fg": "#1f2328", "muted": "#6a737d", "grid": "#d0d7de",
+              "c": ["#c2185b", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"]},
+    "dark": {"fg": "#e3e6ea", "muted": "#9aa4ad", "grid": "#3d444d",
+             "c": ["#f48fb1", "#90caf9", "#a5d6a7", "#ffcc80", "#ce93d8", "#80deea"]},
+}
+
+_CJK = "Noto Sans CJK SC"
+
+
+def _register_cjk_font() -> None:
+    """Register Noto Sans CJK SC shipped by the mplfonts wheel (no system font needed)."""
+    import mplfonts
+
+    path = Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+    if not path.exists():
+        raise FileNotFoundError(f"CJK font not found at {path}; is mplfonts installed?")
+    if _CJK not in {f.name for f in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(path))
+
+
+def t(lang: str, zh: str, en: str) -> str:
+    """Pick the label for ``lang``."""
+    return zh if lang == "zh" else en
+
+
+def colors(theme: str) -> list[str]:
+    return PALETTES[theme]["c"]
+
+
+@contextlib.contextmanager
+def context(lang: str, theme: str):
+    _register_cjk_font()
+    p = PALETTES[theme]
+    rc = {
+        # DejaVu Sans for Latin, falling back per glyph to Noto Sans CJK SC.
+        "font.family": ["DejaVu Sans", _CJK],
+        "font.size": 10,
+        "axes.unicode_minus": True,
+        "text.color": p["fg"], "axes.labelcolor": p["fg"], "axes.edgecolor": p["muted"],
+        "xtick.color": p["muted"], "ytick.color": p["muted"],
+        "xtick.labelcolor": p["fg"], "ytick.labelcolor": p["fg"],
+        "grid.color": p["grid"], "axes.grid": True, "grid.linewidth": 0.6,
+        "axes.spines.top": False, "axes.spines.right": False,
+        "axes.prop_cycle": matplotlib.cycler(color=p["c"]),
+        "legend.frameon": False, "figure.dpi": 100,
+        "svg.hashsalt": "normref",  # stable ids: two builds give the same bytes
+        "svg.fonttype": "path",  # glyphs as paths: the reader needs no CJK font
+        "path.simplify": True,
+    }
+    with plt.rc_context(rc):
+        yield
