@@ -7,6 +7,8 @@ Page directives (one per line or inline):
   [[figure: NAME]]    the figure, light and dark variants, localised alt text and caption
   [[snippet: FILE]]   snippets/FILE verbatim (pymdownx.snippets), then what it prints
   [[value: NAME]]     a number from normref.values, in the page's language
+  [[data: NAME]]      JSON from normref.data for a widget, embedded as
+                      <script type="application/json" id="nr-data-NAME">
 
 Formulas written with pymdownx.arithmatex are typeset here at build time with
 KaTeX (PyKaTeX), so pages ship no math JavaScript at all: only KaTeX's
@@ -32,13 +34,13 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from normref import cache, figures, values
+from normref import cache, data, figures, values
 
 log = logging.getLogger("mkdocs.hooks.normref")
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
-DIRECTIVE = re.compile(r"\[\[(figure|snippet|value):\s*([^\]\s]+)\s*\]\]")
+DIRECTIVE = re.compile(r"\[\[(figure|snippet|value|data):\s*([^\]\s]+)\s*\]\]")
 SNIPPET_TIMEOUT_S = 300
 
 _stats: dict = {}
@@ -151,6 +153,10 @@ def on_page_markdown(markdown, page, config, files):
                 return _figure_md(name, lang, page)
             if kind == "snippet":
                 return _snippet_md(name, lang)
+            if kind == "data":
+                # "</" cannot occur inside a script element; escape it in the JSON.
+                payload = data.to_json(data.get(name, lang)).replace("</", "<\\/")
+                return f'<script type="application/json" id="nr-data-{name}">{payload}</script>'
             return values.get(name, lang)
         except (KeyError, FileNotFoundError, RuntimeError, subprocess.TimeoutExpired) as e:
             raise PluginError(f"{page.file.src_uri}: bad [[{kind}: {name}]]: {e}") from e
