@@ -185,3 +185,17 @@ def test_math_page_gets_the_stylesheet_and_plain_page_does_not():
                                files=None)
     assert '<link rel="stylesheet" href="../../assets/katex/katex.min.css">' in out and 'class="katex"' in out
     assert "katex" not in hook.on_page_content("<p>no math</p>", page=_page(), config=CONFIG, files=None)
+
+
+def test_no_raw_tex_left_in_any_page(site):
+    """A `$x = $` with a space before the closing dollar is not math to arithmatex and
+    shows up as raw TeX; catch that (and any other untypeset TeX) in the visible text."""
+    raw = re.compile(r"\$[^$<\n]{1,80}\$|\$[^$<]{0,80}\\[A-Za-z]+|\\\(|\\\[")
+    problems = []
+    for lang in LANGS:
+        for p in pages(site, lang):
+            html = p.read_text(encoding="utf-8")
+            html = re.sub(r"<(pre|code|script|style|annotation)[\s>].*?</\1>", "", html, flags=re.S)
+            for m in raw.finditer(re.sub(r"<[^>]+>", "", html)):
+                problems.append(f"{p.relative_to(site)}: …{m.group(0)[:60]}…")
+    assert not problems, "\n".join(problems[:20])
