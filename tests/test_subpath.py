@@ -205,3 +205,20 @@ def test_search_finds_pages_under_the_sub_path(hosted, watch, lang):
     watch.goto(href)  # the result leads to a page that exists
     assert watch.page.url.split("#")[0] == href.split("#")[0]
     assert not watch.failed, "\n".join(watch.failed)
+
+
+@pytest.mark.browser
+def test_screenshot_tool_photographs_a_built_page(hosted, tmp_path, browser):
+    import struct
+
+    _, site, _ = hosted
+    tool = importlib.util.spec_from_file_location("normref_screenshot_tool", ROOT / "tools" / "screenshot.py")
+    mod = importlib.util.module_from_spec(tool)
+    tool.loader.exec_module(mod)
+    out = mod.screenshot(site, tmp_path / "shot.png", path="en/", width=800, height=500, browser=browser)
+    head = out.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", head[16:24]) == (800, 500)
+    with pytest.raises(ValueError, match="site="):
+        mod.screenshot(tmp_path, tmp_path / "x.png")
+    with pytest.raises(ValueError, match="scheme="):
+        mod.screenshot(site, tmp_path / "x.png", scheme="sepia")
