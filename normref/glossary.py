@@ -271,8 +271,8 @@ def parse(raw, source: str = "glossary data") -> Glossary:
 
 
 _LABELS = {
-    "zh": {"short": "简述", "other": "English", "aliases": "别名", "see": "参见", "page": "详解", "sep": "：", "list": "、"},
-    "en": {"short": "In short", "other": "中文", "aliases": "Also", "see": "See also", "page": "Explained on", "sep": ": ", "list": ", "},
+    "zh": {"short": "简述", "other": "English", "aliases": "别名", "see": "参见", "page": "详解", "colon": "：", "space": "", "list": "、"},
+    "en": {"short": "In short", "other": "中文", "aliases": "Also", "see": "See also", "page": "Explained on", "colon": ":", "space": " ", "list": ", "},
 }
 PAGE_TITLES = {
     "index.md": {"zh": "首页", "en": "Home"},
@@ -306,6 +306,10 @@ def render_markdown(glossary: Glossary, lang: str, pages: set[str] | frozenset[s
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     lab = _LABELS[lang]
+
+    def label(key: str) -> str:
+        return f"**{lab[key]}{lab['colon']}**{lab['space']}"
+
     other = "en" if lang == "zh" else "zh"
     out: list[str] = []
     for group in glossary.groups:
@@ -315,7 +319,7 @@ def render_markdown(glossary: Glossary, lang: str, pages: set[str] | frozenset[s
         out.append(f"## {group.title[lang]} {{ #group-{group.id} }}\n")
         for t in members:
             out.append(f"### {heading(t, lang)} {{ #{t.id} .nr-gloss-term }}\n")
-            out.append(f"**{lab['short']}{lab['sep']}**{t.short[lang]}\n")
+            out.append(label("short") + f"{t.short[lang]}\n")
             out.append(t.definition[lang] + "\n")
             if t.formula:
                 out.append(f"$$\n{t.formula}\n$$\n")
@@ -323,18 +327,18 @@ def render_markdown(glossary: Glossary, lang: str, pages: set[str] | frozenset[s
             # The other language's name and every alias are visible text, so the
             # search index holds them in this entry's section.
             if t.name[other] != t.name[lang] and not (lang == "zh" and t.name[other] in heading(t, lang)):
-                items.append(f"- **{lab['other']}{lab['sep']}**{t.name[other]}")
+                items.append("- " + label("other") + t.name[other])
             if t.aliases:
-                items.append(f"- **{lab['aliases']}{lab['sep']}**" + lab["list"].join(t.aliases))
+                items.append("- " + label("aliases") + lab["list"].join(t.aliases))
             if t.see_also:
                 links = []
                 for sid in t.see_also:
                     s = glossary.get(sid)
                     links.append(f'<a href="#{sid}" title="{_attr(s.short[lang])}">{html.escape(s.name[lang])}</a>')
-                items.append(f"- **{lab['see']}{lab['sep']}**" + lab["list"].join(links))
+                items.append("- " + label("see") + lab["list"].join(links))
             if t.page and t.page in pages:
                 title = PAGE_TITLES.get(t.page, {}).get(lang, t.page)
-                items.append(f"- **{lab['page']}{lab['sep']}**[{title}]({t.page})")
+                items.append("- " + label("page") + f"[{title}]({t.page})")
             if items:
                 out.append("\n".join(items) + "\n")
     return "\n".join(out)
@@ -367,7 +371,9 @@ _SKIP_CLASS = re.compile(r"""\bclass\s*=\s*["'][^"']*(?<![\w-])(?:katex[\w-]*|ar
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 _MARKUP = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<(script|style)\b.*?</\1\s*>|<[!?/]?[A-Za-z][^>]*>", re.S | re.I)
 _TAGNAME = re.compile(r"<(/?)([A-Za-z][\w:-]*)")
-_ENTITY = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);)")
+# Character references, and TeX that was not typeset (still $...$ or \(...\) in
+# the text), are copied untouched: text is linked only between them.
+_UNTOUCHED = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);|\$\$.*?\$\$|\$[^$\n]+\$|\\\(.*?\\\)|\\\[.*?\\\])", re.S)
 
 
 def _case_sensitive(form: str) -> bool:
@@ -441,8 +447,8 @@ def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: s
 
     def link_text(text: str) -> str:
         pieces = []
-        for piece in _ENTITY.split(text):
-            if not piece or _ENTITY.fullmatch(piece):
+        for i, piece in enumerate(_UNTOUCHED.split(text)):
+            if i % 2 or not piece:
                 pieces.append(piece)
                 continue
             out, pos = [], 0
