@@ -6,6 +6,8 @@ import copy
 import importlib.util
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -449,3 +451,34 @@ def test_search_indexes_are_one_language_each(site, indexes):
     assert han(en_text) == 0, "Chinese text in English pages of the English index"
     zh_text = " ".join(d["text"] for loc, d in zh.docs.items() if loc.split("#")[0] == "")
     assert han(zh_text) > 300, "the Chinese home page is not Chinese in the Chinese index"
+
+
+NAME_RANK_MAX = 5  # a name's entry must be among the first results on the glossary page
+
+
+@pytest.mark.build
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run Material's search worker")
+def test_materials_own_search_worker_finds_every_entry(site):
+    """Ask the search code the browser runs (Material's worker, in node) every query of search_cases().
+
+    Every query must return its entry; a zh or en name must put its entry among the
+    first NAME_RANK_MAX results on the glossary page. (A browser must fire keyup
+    after typing Chinese: Material reads the query on keyup, and text inserted by
+    an IME or by Playwright's insertText fires none.)
+    """
+    cases = gl.search_cases()
+    failures = []
+    for lang in LANGS:
+        lc = [c for c in cases if c.lang == lang]
+        proc = subprocess.run(
+            ["node", str(ROOT / "tests" / "material_search.js"), str(lang_root(site, lang))],
+            input=json.dumps([c.query for c in lc]), capture_output=True, text=True, timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        for c, groups in zip(lc, json.loads(proc.stdout)):
+            group = next((g for g in groups if c.anchor in g), None)
+            if group is None:
+                failures.append(f"{lang}: {c.kind} {c.query!r} does not return {c.anchor}")
+            elif c.kind.endswith("name") and group.index(c.anchor) >= NAME_RANK_MAX:
+                failures.append(f"{lang}: {c.kind} {c.query!r} ranks {c.anchor} at {group.index(c.anchor) + 1}: {group[:6]}")
+    assert not failures, "\n".join(failures)
