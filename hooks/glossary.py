@@ -39,10 +39,24 @@ def on_config(config):
     return config
 
 
+def _nav_titles(items, out: dict) -> dict:
+    """{docs path: title} from the config's nav (a list of {title: path or [children]})."""
+    for item in items or []:
+        if isinstance(item, dict):
+            for title, target in item.items():
+                if isinstance(target, str):
+                    out[target] = title
+                else:
+                    _nav_titles(target, out)
+    return out
+
+
 def on_page_markdown(markdown, page, config, files):
     if DIRECTIVE not in markdown:
         return markdown
-    pages = {f.src_uri for f in files.documentation_pages()}
+    titles = _nav_titles(config.nav, {})
+    # Only pages in this build: an "explained on" link to a page that has not landed yet is left out.
+    pages = {f.src_uri: titles.get(f.src_uri, "") for f in files.documentation_pages()}
     return markdown.replace(DIRECTIVE, gl.render_markdown(_state["glossary"], _lang(config), pages))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,15 +275,6 @@ _LABELS = {
     "zh": {"short": "简述", "other": "English", "aliases": "别名", "see": "参见", "page": "详解", "colon": "：", "space": "", "list": "、"},
     "en": {"short": "In short", "other": "中文", "aliases": "Also", "see": "See also", "page": "Explained on", "colon": ":", "space": " ", "list": ", "},
 }
-PAGE_TITLES = {
-    "index.md": {"zh": "首页", "en": "Home"},
-    "formulas.md": {"zh": "公式", "en": "Formulas"},
-    "toll-booth.md": {"zh": "收费站类比", "en": "The toll-booth analogy"},
-    "real-models.md": {"zh": "真实模型里的归一化", "en": "Inside a real model"},
-    "k3-latentmoe.md": {"zh": "精读 K3 §2.3.1", "en": "Reading K3 §2.3.1"},
-    "performance.md": {"zh": "性能", "en": "Performance"},
-    "interview.md": {"zh": "面试", "en": "Interview"},
-}
 
 
 def heading(term: Term, lang: str) -> str:
@@ -296,8 +288,10 @@ def _attr(s: str) -> str:
     return html.escape(s, quote=True)
 
 
-def render_markdown(glossary: Glossary, lang: str, pages: set[str] | frozenset[str] = frozenset()) -> str:
-    """Markdown for the glossary page body, grouped; ``pages`` are the docs paths present in this build.
+def render_markdown(glossary: Glossary, lang: str, pages: Mapping[str, str] | None = None) -> str:
+    """Markdown for the glossary page body, grouped.
+
+    ``pages`` maps the docs paths present in this build to their titles (from the nav).
 
     The "explained on" link is written only when its page is in ``pages``: pages
     arrive from several branches, and a link to a missing page would fail the
@@ -311,6 +305,7 @@ def render_markdown(glossary: Glossary, lang: str, pages: set[str] | frozenset[s
         return f"**{lab[key]}{lab['colon']}**{lab['space']}"
 
     other = "en" if lang == "zh" else "zh"
+    pages = pages or {}
     out: list[str] = []
     for group in glossary.groups:
         members = [t for t in glossary.terms if t.group == group.id]
@@ -337,7 +332,7 @@ def render_markdown(glossary: Glossary, lang: str, pages: set[str] | frozenset[s
                     links.append(f'<a href="#{sid}" title="{_attr(s.short[lang])}">{html.escape(s.name[lang])}</a>')
                 items.append("- " + label("see") + lab["list"].join(links))
             if t.page and t.page in pages:
-                title = PAGE_TITLES.get(t.page, {}).get(lang, t.page)
+                title = pages[t.page] or t.page
                 items.append("- " + label("page") + f"[{title}]({t.page})")
             if items:
                 out.append("\n".join(items) + "\n")

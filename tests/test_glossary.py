@@ -162,6 +162,26 @@ def test_build_fails_on_a_missing_see_also_target(raw, tmp_path, monkeypatch):
         hook.on_config(None)
 
 
+# ---------------------------------------------------------------- page markdown (unit)
+
+
+def test_render_markdown_links_only_pages_in_the_build(g):
+    without = gl.render_markdown(g, "en", {})
+    with_page = gl.render_markdown(g, "en", {"formulas.md": "Formulas"})
+    assert "(formulas.md)" not in without
+    n = sum(1 for t in g.terms if t.page == "formulas.md")
+    assert with_page.count("[Formulas](formulas.md)") == n > 0
+    for t in g.terms:
+        assert f"{{ #{t.id} .nr-gloss-term }}" in without
+        if t.formula:
+            assert f"$$\n{t.formula}\n$$" in without
+    zh = gl.render_markdown(g, "zh")
+    assert "### 均方根归一化（RMSNorm） { #rmsnorm .nr-gloss-term }" in zh
+    assert "**中文:** 均方根归一化" in without
+    with pytest.raises(ValueError, match="lang"):
+        gl.render_markdown(g, "de")
+
+
 # ---------------------------------------------------------------- linking (unit)
 
 
