@@ -11,14 +11,12 @@
 
 from __future__ import annotations
 
-import logging
 import posixpath
 
 from mkdocs.exceptions import PluginError
 
 from normref import glossary as gl
 
-log = logging.getLogger("mkdocs.hooks.glossary")
 DIRECTIVE = "[[glossary]]"
 _state: dict = {}
 

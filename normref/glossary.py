@@ -502,7 +502,8 @@ class SearchCase:
 
     @property
     def anchor(self) -> str:
-        """Location of the entry relative to the language's site root, as in search_index.json."""
+        """Location of the entry relative to the language's site root, as in search_index.json
+        (MkDocs' default use_directory_urls: glossary.md is served as glossary/)."""
         return f"{GLOSSARY_PAGE[:-3]}/#{self.term}"
 
 

@@ -82,13 +82,6 @@ def test_every_term_is_reachable_and_anchored(g):
 # ---------------------------------------------------------------- validator
 
 
-def _bad(mutate):
-    def apply(raw):
-        mutate(raw)
-        return raw
-    return apply
-
-
 BAD = {
     "missing en definition": (
         lambda r: _term(r, "rmsnorm")["definition"].pop("en"), ["'rmsnorm'", "'definition' has no 'en' text"]),
