@@ -137,7 +137,9 @@ def test_two_clean_builds_are_byte_identical(site, tmp_path):
         assert m and int(m.group(1)) > 0, f"the {lang} build was not cold:\n{proc.stderr[-2000:]}"
     assert "Cache miss" in proc.stderr and "Cache hit" not in proc.stderr, "notebooks were not re-executed"
     diff = _differences(site, cold)
-    assert not diff, "two builds of one commit differ:\n" + "\n".join(diff[:30])
+    assert not diff, ("two builds of one commit differ (usual culprits: a date or a random id in the output, "
+                      "an object repr like <… at 0x7f…> printed by a notebook cell, a figure saved without "
+                      "metadata={'Date': None}):\n" + "\n".join(diff[:30]))
 
 
 def test_sitemap_is_dated_by_the_commit_not_the_clock(site):
