@@ -137,6 +137,12 @@ def test_two_clean_builds_are_byte_identical(site, tmp_path):
         assert m and int(m.group(1)) > 0, f"the {lang} build was not cold:\n{proc.stderr[-2000:]}"
     assert "Cache miss" in proc.stderr and "Cache hit" not in proc.stderr, "notebooks were not re-executed"
     diff = _differences(site, cold)
+    first = next((d.split(": ", 1)[1] for d in diff if d.startswith("differs: ")), None)
+    if first:
+        import difflib
+
+        a, b = ((root / first).read_bytes().decode("utf-8", "replace").splitlines() for root in (site, cold))
+        diff.insert(0, "\n".join(list(difflib.unified_diff(a, b, first, first, n=0, lineterm=""))[:8])[:1500])
     assert not diff, ("two builds of one commit differ (usual culprits: a date or a random id in the output, "
                       "an object repr like <… at 0x7f…> printed by a notebook cell, a figure saved without "
                       "metadata={'Date': None}):\n" + "\n".join(diff[:30]))
