@@ -110,12 +110,12 @@ def _jac_01(lang):
 
 @value("jac.at_1")
 def _jac_1(lang):
-    return fmt(_jac_at(1.0), 3)
+    return fmt(_jac_at(1.0), 2)
 
 
 @value("jac.at_10")
 def _jac_10(lang):
-    return fmt(_jac_at(10.0), 4)
+    return fmt(_jac_at(10.0), 3)
 
 
 # Softmax saturation (figure "softmax_saturation").
@@ -164,3 +164,12 @@ def _sm_uniform(lang):
     from ..experiments.softmax import SCORES
 
     return fmt(1 / len(SCORES), 3)
+
+
+# The interview page's quiz, written into the page from normref.data.quiz (one source
+# for the static page and a widget). A block of Markdown rather than a number.
+@value("quiz.markdown")
+def _quiz_md(lang):
+    from ..data.quiz import render_markdown
+
+    return render_markdown(lang)
