@@ -55,7 +55,8 @@ def saturation(scores=SCORES, lo: float = 0.25, hi: float = 32.0, n: int = 57) -
         raise ValueError(f"need 0 < lo < hi, got lo={lo}, hi={hi}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise ValueError(f"n must be an integer >= 2, got {n!r}")
-    scales = np.unique(np.concatenate([np.geomspace(lo, hi, n), [c for c in SHOWN_SCALES if lo <= c <= hi]]))
+    # Rounding merges a sweep point that equals a shown scale up to float error.
+    scales = np.unique(np.round(np.concatenate([np.geomspace(lo, hi, n), [c for c in SHOWN_SCALES if lo <= c <= hi]]), 12))
     p = softmax(scales[:, None] * s[None, :])
     entropy = -np.sum(p * np.log(np.clip(p, 1e-300, None)), axis=1)
     jac = np.array([np.linalg.norm(softmax_jacobian(row), 2) for row in p])
