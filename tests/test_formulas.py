@@ -209,3 +209,18 @@ def test_ln_jacobian_snippet_agrees_with_lemma3_and_the_page():
     by_c = {float(r[0]): float(r[2]) for r in rows}
     assert fmt(by_c[1.0], 2) == values.get("jac.at_1", "en")
     assert fmt(by_c[10.0], 3) == values.get("jac.at_10", "en")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("page", PAGES)
+def test_front_matter_parsed_and_toc_clean(site, lang, page):
+    html = (lang_root(site, lang) / page / "index.html").read_text(encoding="utf-8")
+    soup = BeautifulSoup(html, "html.parser")
+    md = (ROOT / "docs" / lang / f"{page}.md").read_text(encoding="utf-8")
+    title = next(line[2:].strip() for line in md.splitlines() if line.startswith("# "))
+    assert soup.find("article").find("h1").get_text(strip=True).rstrip("¶") == title
+    assert "description:" not in soup.find("article").get_text()
+    meta = soup.find("meta", attrs={"name": "description"})
+    assert meta is not None and len(meta["content"]) > 40
+    toc = " ".join(a.get_text() for a in soup.select("nav.md-nav--secondary a"))
+    assert "\\(" not in toc and "$" not in toc
