@@ -3,7 +3,7 @@
 One seed of the measurement drawn on the toll-booth page: a 12-layer decoder
 from normref.blocks, random tokens, next-token cross-entropy, one backward
 pass. Post-LN's gradients grow towards the output; Pre-LN's are smaller and
-shrink slowly with depth. The page averages 8 seeds; this prints seed 0.
+shrink slowly with depth. The page averages several seeds; this prints seed 0.
 """
 import torch
 

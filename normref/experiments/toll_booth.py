@@ -143,9 +143,9 @@ class TrainSetting:
     vocab_size: int = 32
     block_size: int = 16
     batch: int = 16
-    steps: int = 200
+    steps: int = 150
     lr: float = 1e-3
-    warmup: int = 60  # linear warmup steps for the "with warmup" runs
+    warmup: int = 40  # linear warmup steps for the "with warmup" runs
     successors: int = 3  # each token of the synthetic language has this many possible next tokens
     seed: int = 0
 

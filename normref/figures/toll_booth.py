@@ -222,10 +222,10 @@ def stream_norms(lang: str, theme: str):
 @figure(
     "warmup_curves",
     alt={
-        "zh": "折线图：四条训练损失曲线，横轴是训练步数，纵轴是交叉熵损失。Pre-LN 有无 warmup 都很快降到接近点线所示的最低可能损失；"
+        "zh": "折线图：四条训练损失曲线，横轴是训练步数，纵轴是交叉熵损失。Pre-LN 有无 warmup 都下降得快得多，朝点线所示的最低可能损失靠近；"
               "Post-LN 有无 warmup 都停在明显更高的位置。",
         "en": "Line chart: four training-loss curves, steps on the x axis, cross-entropy on the y axis. Pre-LN, with or "
-              "without warmup, falls quickly to near the dotted line of the lowest possible loss; Post-LN, with or "
+              "without warmup, falls much faster, towards the dotted line of the lowest possible loss; Post-LN, with or "
               "without warmup, stays clearly higher.",
     },
     caption={
