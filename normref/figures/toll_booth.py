@@ -56,6 +56,8 @@ def topologies(lang: str, theme: str):
     p, c = PALETTES[theme], colors(theme)
     fg, muted = p["fg"], p["muted"]
     main, booth, branch = c[1], c[0], c[2]
+    # Text on the filled LN box: white on the light theme's deep pink, near-black on the dark theme's pale pink.
+    on_booth = "white" if theme == "light" else PALETTES["light"]["fg"]
     fig, axes = plt.subplots(1, 2, figsize=(7.6, 4.4))
     for ax in axes:
         ax.set_xlim(0, 4)
@@ -72,7 +74,7 @@ def topologies(lang: str, theme: str):
     _arrow(ax, (X, 0.35), (X, 3.03), main, lw=4, style="-")
     _plus(ax, (X, 3.2), main, fg)
     _arrow(ax, (X, 3.37), (X, 4.15), main, lw=4)
-    _box(ax, (X, 4.5), 1.3, 0.65, "LN", booth, booth, "white", lw=2)
+    _box(ax, (X, 4.5), 1.3, 0.65, "LN", booth, booth, on_booth, lw=2)
     _arrow(ax, (X, 4.83), (X, 5.75), main, lw=4)
     ax.text(X, 6.0, "$x_{l+1}$", ha="center", va="center", color=fg, fontsize=12)
     # side branch
@@ -96,7 +98,7 @@ def topologies(lang: str, theme: str):
     ax.text(X, 6.0, "$x_{l+1}$", ha="center", va="center", color=fg, fontsize=12)
     _arrow(ax, (X, 1.0), (3.0, 1.0), branch, style="-")
     _arrow(ax, (3.0, 1.0), (3.0, 1.55), branch)
-    _box(ax, (3.0, 1.9), 1.0, 0.6, "LN", booth, booth, "white", lw=2)
+    _box(ax, (3.0, 1.9), 1.0, 0.6, "LN", booth, booth, on_booth, lw=2)
     _arrow(ax, (3.0, 2.2), (3.0, 2.85), branch)
     _box(ax, (3.0, 3.2), 1.0, 0.6, "f", "none", branch, fg)
     _arrow(ax, (3.0, 3.5), (3.0, 4.5), branch, style="-")
