@@ -29,7 +29,6 @@ __all__ = ["GRAD", "STREAM", "grad_per_layer", "stream_norms", "lemma2_bounds", 
            "warmup_runs", "one_thread"]
 
 
-
 @contextlib.contextmanager
 def one_thread():
     """Run torch on one thread, then restore the setting.
