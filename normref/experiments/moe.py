@@ -40,7 +40,7 @@ BASE_SPREAD = 0.5  # σ of the synthetic log-normal expert output scales (see _s
 # One factor at a time around BASE.
 SWEEPS = {
     "top_k": (1, 2, 4, 8, 16),
-    "temperature": (3.0, 1.0, 0.3, 0.1, 0.03),
+    "temperature": (3.0, 1.0, 0.5, 0.2, 0.05),
     "n_experts": (4, 16, 56, 224, 896),
     "expert_spread": (0.0, 0.25, 0.5, 1.0),
 }
@@ -88,6 +88,7 @@ def _one(cfg: LatentMoEConfig, sigma: float, n_tokens: int, seed: int) -> dict:
         routed_raw = m.up(aux.u)  # original LatentMoE: W↑ · u
         routed_norm = m.up(rms_norm(aux.u, eps=cfg.eps))  # K3: W↑ · RMSNorm(u), gain 1 (its init)
     u = aux.u.norm(dim=-1).numpy().astype(np.float64)
+    z = m.down(x).norm(dim=-1).detach().numpy().astype(np.float64)  # ‖W↓x‖, shared by every chosen expert
     r_raw, r_norm = routed_raw.norm(dim=-1).numpy(), routed_norm.norm(dim=-1).numpy()
     sh = aux.shared.norm(dim=-1).numpy()
     return {
@@ -97,6 +98,10 @@ def _one(cfg: LatentMoEConfig, sigma: float, n_tokens: int, seed: int) -> dict:
         "cv_routed_raw": cv(r_raw),
         "cv_routed_norm": cv(r_norm),
         "cv_shared": cv(sh),
+        "cv_z": cv(z),
+        # A GLU is degree 2 in its input (silu(a)·b ~ a·b), so each expert's output grows like ‖z‖²;
+        # what is left once that common factor is divided out is due to the experts and weights.
+        "cv_u_over_z2": cv(u / z**2),
         "ratio_raw": float(np.median(r_raw / sh)),  # routed/shared branch size, per token, median
         "ratio_norm": float(np.median(r_norm / sh)),
         "cv_ratio_raw": cv(r_raw / sh),
