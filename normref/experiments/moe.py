@@ -228,4 +228,4 @@ def _train_all(seeds, lrs, c: ToyConfig) -> dict:
                 runs.append({"lr": lr, "seed": seed, "normalize": normalize, "steps": steps, "val": val})
     base = float(yv.var(dim=0).mean())  # MSE of predicting the mean: the scale of "no learning"
     return {"runs": runs, "seeds": list(seeds), "lrs": list(lrs), "cfg": dataclasses.asdict(c),
-            "predict_mean_mse": base}
+            "predict_mean_mse": base, "n_params": sum(p.numel() for p in model.parameters())}

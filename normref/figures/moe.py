@@ -218,11 +218,11 @@ def moe_u_cv(lang: str, theme: str):
     caption={
         "zh": "玩具任务的测量（合成数据，CPU 上的 PyTorch float32，每个学习率 3 个种子）：两层 Pre-RMSNorm 残差堆叠，每层一个 LatentMoE"
               "（d = 32，ℓ = 16，8 选 2，1 个共享专家），拟合一个按输入簇切换的随机 tanh 教师网络。同一种子下两种变体初值相同、"
-              "批次顺序相同。规模比 K3 小约十个数量级，结论只适用于这个玩具。",
+              "批次顺序相同。模型之小与 K3 无法相提并论，结论只适用于这个玩具。",
         "en": "Measured on a toy task (synthetic data, PyTorch float32 on CPU, 3 seeds per learning rate): a two-block Pre-RMSNorm "
               "residual stack with one LatentMoE per block (d = 32, ℓ = 16, top-2 of 8, 1 shared expert) fitting a random tanh "
               "teacher that switches with the input's cluster. For each seed both variants start from the same weights and see the "
-              "same batches. About ten orders of magnitude smaller than K3; the result speaks for this toy only.",
+              "same batches. A tiny model next to K3; the result speaks for this toy only.",
     },
     deps=_DEPS,
 )

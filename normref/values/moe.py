@@ -158,6 +158,12 @@ def _seeds(lang):
     return str(len(toy_training()["seeds"]))
 
 
+@value("moe.train.params")
+def _params(lang):
+    n = toy_training()["n_params"]
+    return f"{n:,}"
+
+
 @value("moe.train.predict_mean")
 def _predict_mean(lang):
     return fmt(toy_training()["predict_mean_mse"], 3)
