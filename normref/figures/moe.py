@@ -149,13 +149,13 @@ def moe_u_dist(lang: str, theme: str):
         ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
         base_val = r["base"][name]
         i = list(sw["values"]).index(base_val) + 1
-        ax.get_xticklabels()[i - 1].set_fontweight("bold")
+        ax.get_xticklabels()[i - 1].set_color(c[0])
     axes[0].set_ylabel(t(lang, "‖u‖（log₁₀）", "‖u‖ (log₁₀)"))
     b = r["base_run"]["max_over_min_u"]
     fig.suptitle(t(lang, f"同一层、同样长度的输入：基准设置下 ‖u‖ 的第 99 与第 1 百分位相差 {b:.0f} 倍（无 RMSNorm 时 W↑ 照单全收）",
                    f"Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {b:.0f}× the 1st "
                    "(without the norm, W↑ takes it as is)"), fontsize=10)
-    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（加粗刻度）", " (bold tick)"), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (coloured tick)"), ha="center", va="bottom", color=muted, fontsize=8)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
