@@ -130,3 +130,65 @@ def test_bad_input():
         m([[0.0] * 16])
     with pytest.raises(TypeError, match="LatentMoEConfig"):
         LatentMoE(dict(SMALL))
+
+
+# ----------------------------------------------------------------------------- experiments and the page
+# These protect what the page says in words (orderings, not numbers: the numbers are inserted by the build).
+
+
+def test_u_spread_supports_the_page():
+    from normref.experiments.moe import u_spread
+
+    r = u_spread()
+    b = r["base_run"]
+    assert b["cv_u_normed"] < 0.01  # RMSNorm(u) has the same length for every token, up to ε
+    assert b["cv_routed_norm"] < b["cv_shared"] < b["cv_routed_raw"]  # "steadier than the shared branch"
+    for sw in r["sweeps"].values():
+        for run in sw["runs"]:
+            assert run["cv_routed_norm"] < run["cv_u"]
+    sigma = dict(zip(r["sweeps"]["expert_spread"]["values"], r["sweeps"]["expert_spread"]["runs"]))
+    assert sigma[0.0]["cv_u"] < sigma[1.0]["cv_u"]  # unequal experts widen the spread
+    tau = dict(zip(r["sweeps"]["temperature"]["values"], r["sweeps"]["temperature"]["runs"]))
+    assert tau[max(tau)]["cv_u"] < tau[min(tau)]["cv_u"]  # sharper routing widens it
+    assert b["ratio_raw"] < 1 < b["ratio_norm"]  # the initialisation effect the page warns about
+
+
+def test_toy_training_supports_the_page():
+    import numpy as np
+
+    from normref.experiments.moe import toy_training
+
+    r = toy_training()
+    lr0 = r["lrs"][0]
+    curve = {n: np.mean([x["val"] for x in r["runs"] if x["lr"] == lr0 and x["normalize"] == n], axis=0)
+             for n in (False, True)}
+    assert (curve[True][1:] < curve[False][1:]).all()  # "stays below" at the smaller learning rate
+    for x in r["runs"]:
+        assert np.isfinite(x["val"]).all() and x["val"][-1] < r["predict_mean_mse"]  # nothing blew up, all learnt
+
+
+def test_experiment_bad_input():
+    from normref.experiments.moe import toy_training, u_spread
+
+    with pytest.raises(ValueError, match="n_tokens"):
+        u_spread.uncached(n_tokens=0)
+    with pytest.raises(ValueError, match="lrs"):
+        toy_training.uncached(lrs=(-1.0,))
+    with pytest.raises(ValueError, match="seeds"):
+        toy_training.uncached(seeds=())
+
+
+def test_page_states_what_normref_computes(site):
+    from normref import values
+
+    from conftest import lang_root
+
+    for lang in ("zh", "en"):
+        html = (lang_root(site, lang) / "k3-latentmoe" / "index.html").read_text(encoding="utf-8")
+        for name in ("moe.cv_u", "moe.cv_u_normed", "moe.cv_routed_raw", "moe.cv_routed_norm", "moe.cv_shared",
+                     "moe.train.change0", "moe.train.wins0", "moe.train.change1", "moe.train.wins1"):
+            assert values.get(name, lang) in html, (lang, name)
+        for fig in ("moe_block", "moe_u_dist", "moe_u_cv", "moe_training"):
+            assert fig in html, (lang, fig)
+        assert "whose scale can vary with the selected experts and their routing weights" in html
+        assert "[[" not in html

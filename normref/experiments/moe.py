@@ -115,6 +115,8 @@ def _one(cfg: LatentMoEConfig, sigma: float, n_tokens: int, seed: int) -> dict:
 @memo("normref.moe", "normref.nn")
 def u_spread(n_tokens: int = 2048, seed: int = 0) -> dict:
     """{sweep: {"values": [...], "runs": [result of _one, ...]}} plus the base config."""
+    if isinstance(n_tokens, bool) or not isinstance(n_tokens, int) or n_tokens < 2:
+        raise ValueError(f"n_tokens must be an integer >= 2, got {n_tokens!r}")
     out = {"base": dict(BASE, expert_spread=BASE_SPREAD), "n_tokens": n_tokens, "seed": seed, "sweeps": {}}
     done = {}  # the base point sits in several sweeps: measure it once
     for name, vals in SWEEPS.items():
@@ -190,6 +192,12 @@ def toy_training(seeds=(0, 1, 2), lrs=(3e-3, 1e-2), cfg: ToyConfig = TOY) -> dic
     Per seed, both variants start from the *same* weights (the norm has no
     weights besides its gain) and see the same batches in the same order.
     """
+    if not seeds or not lrs:
+        raise ValueError(f"seeds and lrs must be non-empty, got seeds={seeds!r}, lrs={lrs!r}")
+    if not all(isinstance(lr, (int, float)) and lr > 0 for lr in lrs):
+        raise ValueError(f"lrs must be positive numbers, got {lrs!r}")
+    if not isinstance(cfg, ToyConfig):
+        raise TypeError(f"cfg must be a ToyConfig, got {type(cfg).__name__}")
     with _one_thread():
         return _train_all(tuple(seeds), tuple(lrs), cfg)
 
