@@ -47,6 +47,7 @@ def _arrow(ax, a, b, color, ls="-", rad=0.0):
 def moe_block(lang: str, theme: str):
     p, c = PALETTES[theme], colors(theme)
     fg, muted = p["fg"], p["muted"]
+    on_fill = "white" if theme == "light" else PALETTES["light"]["fg"]  # text on a filled box: keep contrast
     fig, ax = plt.subplots(figsize=(7.6, 3.9))
     ax.set_xlim(0, 10.4)
     ax.set_ylim(-0.35, 5.6)
@@ -66,7 +67,7 @@ def moe_block(lang: str, theme: str):
     for i, y in enumerate(np.linspace(2.75, 1.45, 5)):
         on = i in chosen
         _box(ax, 4.25, y, 0.9, 0.24, f"$E_{{{i + 1}}}$" if i < 4 else "$E_N$", c[2] if on else bg,
-             c[2] if on else muted, p["fg"] if not on else "white", lw=1.0, size=7.5)
+             c[2] if on else muted, on_fill if on else fg, lw=1.0, size=7.5)
         if on:
             ax.text(4.82, y, chosen[i], color=c[2], fontsize=8, va="center")
             _arrow(ax, (3.35, 2.1), (3.8, y), c[2])
@@ -74,7 +75,7 @@ def moe_block(lang: str, theme: str):
     _arrow(ax, (4.95, 2.4), (5.2, 2.2), c[2])
     _arrow(ax, (4.95, 1.8), (5.2, 2.0), c[2])
     ax.text(6.13, 2.28, "u", color=fg, fontsize=11, style="italic")
-    _box(ax, 6.95, 2.1, 1.05, 0.62, "RMSNorm", c[0], c[0], "white", lw=2, size=9)
+    _box(ax, 6.95, 2.1, 1.05, 0.62, "RMSNorm", c[0], c[0], on_fill, lw=2, size=9)
     ax.text(6.95, 2.62, t(lang, "K3 新增", "added in K3"), color=c[0], fontsize=8, ha="center")
     _box(ax, 8.05, 2.1, 0.75, 0.6, "W↑\nℓ→d", bg, c[2], fg, size=8.5)
     _box(ax, 9.1, 2.6, 0.5, 0.5, "+", bg, fg, fg, size=12)
@@ -241,11 +242,13 @@ def moe_training(lang: str, theme: str):
                 ax.plot(steps[1:], v[1:], color=col, lw=0.7, alpha=0.45)
             ax.plot(steps[1:], vals[:, 1:].mean(0), color=col, lw=2.2, label=label)
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
         ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
         ax.yaxis.set_minor_formatter(mticker.NullFormatter())
         ax.set_title(t(lang, f"学习率 {lr:g}", f"learning rate {lr:g}"), fontsize=10)
         ax.set_xlabel(t(lang, "训练步数", "training step"))
     np.atleast_1d(axes)[0].set_ylabel(t(lang, "验证集 MSE", "validation MSE"))
-    np.atleast_1d(axes)[0].legend(loc="upper right", fontsize=8.5)
-    fig.tight_layout()
+    handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
     return fig
