@@ -12,7 +12,8 @@
 
 Everything is synthetic and seeded; the inputs x are RMS-normalised (as a
 Pre-RMSNorm block would hand them to the MoE), so ‖x‖ is the same for every
-token and all the spread in ‖u‖ comes from routing.
+token and the spread of ‖u‖ comes from inside the MoE (routing, the experts,
+and ‖W↓x‖, which varies with the direction of x), not from the input's size.
 """
 
 from __future__ import annotations
