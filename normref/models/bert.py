@@ -150,10 +150,11 @@ def load_safetensors(folder):
     if c.get("hidden_act", "gelu") != "gelu" or c.get("position_embedding_type", "absolute") != "absolute":
         raise ValueError("only BERT with exact GELU and absolute positions is supported")
     raw = load_file(str(folder / "model.safetensors"))
-    state = {}
+    state, dtypes = {}, set()
     for k, v in raw.items():
         name = _rename(k)
         if name is not None:
+            dtypes.add(str(v.dtype).replace("torch.", ""))
             state[name] = v.float()
     with torch.device("meta"):
         model = Bert(cfg)
@@ -165,6 +166,5 @@ def load_safetensors(folder):
     # is reported instead of silently cut.
     tok.no_padding()
     tok.no_truncation()
-    dtypes = sorted({str(v.dtype).replace("torch.", "") for v in raw.values()})
-    info = {"name": "all-MiniLM-L6-v2", "weight_dtypes": dtypes, "uncased": True}
+    info = {"name": "all-MiniLM-L6-v2", "weight_dtypes": sorted(dtypes), "uncased": True}
     return model, tok, info

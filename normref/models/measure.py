@@ -13,10 +13,13 @@ import importlib.metadata
 import math
 from dataclasses import asdict
 
+import hashlib
+import importlib.util
+from pathlib import Path
+
 from .. import cache
 from . import check_prompt, load, spec
 from .files import file_sha256
-from .record import gain_summary
 
 __all__ = ["SCHEMA", "measure", "layer_rows"]
 
@@ -35,6 +38,20 @@ def _lib_versions() -> str:
     return ";".join(out)
 
 
+# The modules whose code the measurement runs. Their source is hashed without
+# importing them (they import torch), so a warm cache hit never loads torch.
+_CODE = ("normref.models", "normref.models.files", "normref.models.record", "normref.models.llama",
+         "normref.models.bert", "normref.nn")
+
+
+def _code_hash() -> str:
+    h = hashlib.sha256()
+    for mod in _CODE:
+        origin = importlib.util.find_spec(mod).origin
+        h.update(mod.encode() + b"\0" + Path(origin).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def measure(model: str, prompt: str) -> dict:
     """Per-layer statistics of ``model`` on ``prompt``, from the disk cache when possible.
 
@@ -44,10 +61,12 @@ def measure(model: str, prompt: str) -> dict:
     """
     s = spec(model)
     check_prompt(prompt)
-    return _measure(s.id, prompt, file_sha256(s.weights_path), _lib_versions())
+    return _measure(s.id, prompt, file_sha256(s.weights_path), _lib_versions(), _code_hash())
 
 
 def _norm_entry(stats: dict, site: str, name: str, weight, bias) -> dict:
+    from .record import gain_summary
+
     st = stats[site]
     return {
         "name": name, "site": site,
@@ -56,9 +75,8 @@ def _norm_entry(stats: dict, site: str, name: str, weight, bias) -> dict:
     }
 
 
-@cache.memo("normref.models", "normref.models.files", "normref.models.record", "normref.models.llama",
-            "normref.models.bert", "normref.nn")
-def _measure(model: str, prompt: str, weights_sha256: str, libs: str) -> dict:
+@cache.memo()  # the key also covers this module's source; `code` covers the rest
+def _measure(model: str, prompt: str, weights_sha256: str, libs: str, code: str) -> dict:
     m = load(model)
     ids = m.encode(prompt)
     if len(ids) < 2:
