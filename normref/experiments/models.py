@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..models.measure import layer_rows, measure
+from ..models.measurement import layer_rows, measure
 
 __all__ = ["PROMPTS", "MODEL_IDS", "run", "summary"]
 

@@ -9,9 +9,9 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from . import figure
 from ._style import PALETTES, colors, t
 from ..experiments.models import PROMPTS, run
-from ..models.measure import layer_rows
+from ..models.measurement import layer_rows
 
-_DEPS = ("normref.experiments.models", "normref.models", "normref.models.measure", "normref.models.record",
+_DEPS = ("normref.experiments.models", "normref.models", "normref.models.measurement", "normref.models.record",
          "normref.models.llama", "normref.models.bert", "normref.models.files", "normref.nn")
 
 _SMOL = {

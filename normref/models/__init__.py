@@ -13,7 +13,7 @@ Two models that install from PyPI and run offline:
 ' Paris'
 >>> stats = measure("smollm2-135m", "Hello")      # per-layer statistics, cached on disk
 
-:func:`measure` (in :mod:`normref.models.measure`) returns the JSON document
+:func:`measure` (in :mod:`normref.models.measurement`) returns the JSON document
 that ``python -m normref activations`` writes; its schema is documented in
 :mod:`normref.models.cli`.
 """
@@ -152,7 +152,7 @@ def load(model: str) -> LoadedModel:
 
 
 def measure(model: str, prompt: str) -> dict:
-    """Per-layer norm statistics of ``model`` on ``prompt`` (cached on disk); see :mod:`normref.models.measure`."""
-    from .measure import measure as _m
+    """Per-layer norm statistics of ``model`` on ``prompt`` (cached on disk); see :mod:`normref.models.measurement`."""
+    from .measurement import measure as _m
 
     return _m(model, prompt)

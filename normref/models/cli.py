@@ -72,7 +72,7 @@ def add_arguments(parser) -> None:
 
 def format_table(doc: dict) -> str:
     """A plain-text table: one row per layer, L2 per token averaged over positions 1.."""
-    from .measure import layer_rows
+    from .measurement import layer_rows
 
     m = doc["model"]
     head = (f"{m['name']} ({m['weights']}), {m['placement']} {m['norm']}, "
@@ -96,7 +96,7 @@ def format_table(doc: dict) -> str:
 
 
 def run(args) -> int:
-    from .measure import measure
+    from .measurement import measure
 
     t0 = time.perf_counter()
     try:

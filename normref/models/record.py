@@ -48,10 +48,11 @@ def summarize(x: torch.Tensor) -> dict:
 
 
 def gain_summary(g: torch.Tensor) -> dict:
-    g = g.detach().to(torch.float64)
+    """min / median / max / mean / mean |g| of a gain (or bias) vector."""
+    g = g.detach().cpu().numpy().astype(np.float64)
     return {
-        "min": float(g.min()), "median": float(g.median()), "max": float(g.max()),
-        "mean": float(g.mean()), "mean_abs": float(g.abs().mean()),
+        "min": float(g.min()), "median": float(np.median(g)), "max": float(g.max()),
+        "mean": float(g.mean()), "mean_abs": float(np.abs(g).mean()),
     }
 
 
