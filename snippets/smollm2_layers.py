@@ -6,7 +6,7 @@ pass with recording gives, for every layer, the length of the residual stream
 entering it, and the length of what its first RMSNorm hands to attention,
 before and after the learned gain g. Position 0 is left out of the means (it
 carries a massive activation; see the page). Needs torch, gguf and tokenizers
-(pip install normref[models]) and about 10 s on two cores, most of it loading.
+(pip install normref[models]) and about 10 s on two cores, mostly loading.
 """
 from normref.models import load
 
@@ -14,19 +14,23 @@ model = load("smollm2-135m")
 cfg = model.cfg
 print(model.label, "-", model.weights_label)
 print(f"{cfg.n_layer} layers, d = {cfg.d}, sqrt(d) = {cfg.d ** 0.5:g}")
-print("greedy:", repr("The capital of France is" + model.generate("The capital of France is", 2)))
+prompt = "The capital of France is"
+print("greedy:", repr(prompt + model.generate(prompt, 2)))
 
-ids = model.encode("Normalization keeps every token's hidden vector at a steady length.")
-logits, stats = model.forward(ids, record=True)  # stats: per-token summaries, keyed by site
+ids = model.encode("Normalization keeps every hidden vector at a steady length.")
+logits, stats = model.forward(ids, record=True)  # per-token summaries by site
 
 print(f"\n{len(ids)} tokens; mean L2 per token over positions 1..")
-print("layer   stream in   RMSNorm x̂ (before g)   after g")
+print("layer   stream in   x̂ before g   after g")
 for i in range(cfg.n_layer):
     stream = stats[f"blk.{i}"]["stream_in"]["l2_excl0"]
-    norm = stats[f"blk.{i}.attn_norm"]
-    print(f"{i:5d} {stream:11.1f} {norm['pre_gain']['l2_excl0']:22.3f} {norm['post_gain']['l2_excl0']:9.2f}")
+    norm = stats[f"blk.{i}.attn_norm"]  # the RMSNorm in front of attention
+    pre, post = norm["pre_gain"]["l2_excl0"], norm["post_gain"]["l2_excl0"]
+    print(f"{i:5d} {stream:11.1f} {pre:12.3f} {post:9.2f}")
+
 final = stats["final_norm"]
-print(f"final {final['input']['l2_excl0']:11.1f} {final['pre_gain']['l2_excl0']:22.3f} "
-      f"{final['post_gain']['l2_excl0']:9.2f}")
-print("growth of the stream, first layer -> final norm:",
-      f"{final['input']['l2_excl0'] / stats['blk.0']['stream_in']['l2_excl0']:.0f}x")
+first = stats["blk.0"]["stream_in"]["l2_excl0"]
+last = final["input"]["l2_excl0"]
+pre, post = final["pre_gain"]["l2_excl0"], final["post_gain"]["l2_excl0"]
+print(f"final {last:11.1f} {pre:12.3f} {post:9.2f}")
+print(f"the stream grew {last / first:.0f}x from the first layer to the final norm")

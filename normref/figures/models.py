@@ -63,7 +63,7 @@ def models_forward_strip(lang: str, theme: str):
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.3,rounding_size=1.2", lw=1.6 if bold else 1.0,
                                     ec=color, fc=color + ("33" if bold else "14")))
         ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.6, color=p["fg"],
-                fontweight="bold" if bold else "normal")
+                )
 
     def arrow(x0, y0, x1, y1):
         ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=9, lw=1, color=p["muted"]))
@@ -79,7 +79,7 @@ def models_forward_strip(lang: str, theme: str):
     ax.add_patch(FancyBboxPatch((29.5, 1.2), 74, 27.5, boxstyle="round,pad=0.3,rounding_size=1.5", lw=1.2, ls="--",
                                 ec=p["muted"], fc="none"))
     ax.text(66.5, 29.6, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),
-            ha="center", va="bottom", fontsize=9.5, color=p["fg"], fontweight="bold")
+            ha="center", va="bottom", fontsize=9.5, color=p["fg"])
     ax.plot([27.6, 105.5], [ys, ys], color=stream_c, lw=2.4, zorder=1)
     ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalised inside the stack"),
             ha="left", va="top", fontsize=8, color=stream_c)

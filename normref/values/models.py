@@ -34,6 +34,11 @@ for _key in ("n_layer", "d", "d_ff", "n_head"):
     value(f"models.mini.{_key}")(lambda lang, k=_key: str(_cfg(MINI)[k]))
 
 
+@value("models.smol.last_layer")
+def _smol_last(lang):
+    return str(_cfg(SMOL)["n_layer"] - 1)
+
+
 @value("models.smol.eps")
 def _smol_eps(lang):
     return f"{_cfg(SMOL)['eps']:.0e}".replace("e-0", "e-")
