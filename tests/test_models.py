@@ -220,6 +220,17 @@ def test_cli_writes_valid_json_and_prints_a_table(model, smol, mini, tmp_path, m
 # ---------------------------------------------------------------- what the page uses
 
 
+def test_snippet_measures_the_page_prompt():
+    # The snippet reads the measurement the figures already made (one disk-cache entry), which keeps
+    # the build cheap; it only stays cheap while the two prompts agree.
+    from pathlib import Path
+
+    from normref.experiments.models import PROMPTS
+
+    src = (Path(__file__).resolve().parent.parent / "snippets" / "smollm2_layers.py").read_text(encoding="utf-8")
+    assert f'prompt = "{PROMPTS["en"]}"' in src
+
+
 @pytest.mark.models
 def test_layer_explorer_dataset_and_tables():
     d = data.get("layer_explorer", "zh")
