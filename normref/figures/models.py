@@ -214,9 +214,10 @@ def models_l2_layers(lang: str, theme: str):
               "all block gains, compared with the initial value g = 1.",
     },
     caption={
-        "zh": "真实权重：SmolLM2-135M-Instruct 的 RMSNorm 增益（GGUF 中以 float32 存储，未量化）。"
+        "zh": "真实权重：SmolLM2-135M-Instruct 的 RMSNorm 增益，取自 Q4_1 GGUF 文件（嵌入 Q8_0），增益本身以 float32 存储、未量化。"
               "对照：原课程示意图里的增益是围绕 1.0 的合成抽样，不是任何模型的真实增益。",
-        "en": "Real weights: the RMSNorm gains of SmolLM2-135M-Instruct (stored as float32 in the GGUF, not quantised). "
+        "en": "Real weights: the RMSNorm gains of SmolLM2-135M-Instruct, from its Q4_1 GGUF file (embeddings Q8_0); "
+              "the gains themselves are stored as float32, not quantised. "
               "For comparison, the seed lesson's picture drew synthetic gains sampled around 1.0, not a model's real gains.",
     },
     deps=_DEPS,
