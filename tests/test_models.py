@@ -270,3 +270,26 @@ def test_figure_captions_name_what_the_weights_file_says():
     assert label["en"] in figures.get("models_l2_layers").caption["en"]
     assert label["zh"] in figures.get("models_l2_layers").caption["zh"]
     assert "uncased English" in figures.get("models_l2_layers").caption["en"]
+
+
+@pytest.mark.build
+def test_real_models_page_in_both_languages(site):
+    import html as html_mod
+    import re
+
+    from conftest import lang_root
+
+    for lang in ("zh", "en"):
+        page = (lang_root(site, lang) / "real-models" / "index.html").read_text(encoding="utf-8")
+        for name in ("models_forward_strip", "models_l2_layers", "models_gains", "models_massive"):
+            assert f"{name}-light.svg" in page and f"{name}-dark.svg" in page, (lang, name)
+        for name in ("models.smol.en.growth", "models.smol.pos0_dim", "models.mini.zh.n_unk", "models.smol.sqrt_d"):
+            assert values.get(name, lang) in page, (lang, name)
+        # The detail table is generated: its first data row is in the page.
+        first_row = values.get("models.table.smol", lang).splitlines()[2]
+        cells = [c.strip() for c in first_row.strip("|").split("|")]
+        assert all(f">{c}<" in page for c in cells if c), (lang, cells)
+        blob = re.search(r'<script type="application/json" id="nr-data-layer_explorer">(.*?)</script>', page, re.S)
+        assert blob and json.loads(html_mod.unescape(blob.group(1)).replace("<\\/", "</")) == json.loads(
+            data.to_json(data.get("layer_explorer", lang)))
+        assert "smollm2_layers.py" in page and "the stream grew" in page

@@ -27,8 +27,11 @@ _MINI = {
 
 
 def _prompt_note(lang):
+    # The English caption names the Chinese prompt without quoting it: the English
+    # pages (and their search index) hold no Chinese text.
     return t(lang, f"英文提示词“{PROMPTS['en']}”，中文提示词“{PROMPTS['zh']}”。",
-             f"English prompt \"{PROMPTS['en']}\"; Chinese prompt \"{PROMPTS['zh']}\".")
+             f"English prompt \"{PROMPTS['en']}\"; the Chinese prompt is a sentence with the same meaning, "
+             "quoted on the Chinese version of this page.")
 
 
 # ---------------------------------------------------------------- the forward-pass strip
