@@ -185,6 +185,17 @@ def _g0max(lang):
     return fmt(max(abs(g["min"]), abs(g["max"])), 2)
 
 
+@value("models.smol.en.l0_mid")
+def _l0_mid(lang):
+    """Stream of layer 0 after the attention add (= the input of its MLP norm)."""
+    return fmt(layer_rows(run(SMOL, "en"))[0]["n2_in"], 1)
+
+
+@value("models.smol.en.l1_in")
+def _l1_in(lang):
+    return fmt(layer_rows(run(SMOL, "en"))[1]["stream"], 1)
+
+
 @value("models.smol.final_gain_median")
 def _gfin(lang):
     return fmt(run(SMOL, "en")["final"]["norms"][0]["gain"]["median"], 2)
