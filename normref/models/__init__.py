@@ -136,9 +136,13 @@ class LoadedModel:
         return self.tokenizer.decode(new)
 
 
-@functools.lru_cache(maxsize=2)
 def load(model: str) -> LoadedModel:
     """Load a model by name (cached in this process): weights as float32, tokenizer, file info."""
+    return _load(spec(model).id)  # validate before the cache, which would choke on unhashable input
+
+
+@functools.lru_cache(maxsize=2)
+def _load(model: str) -> LoadedModel:
     s = spec(model)
     if s.family == "llama":
         from .llama import load_gguf
