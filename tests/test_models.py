@@ -182,6 +182,8 @@ def test_prompt_longer_than_the_context_is_a_clear_error(smol, mini, tmp_path, m
     assert not list(tmp_path.glob("data/*.pkl")), "a failed measurement must not be cached"
     with pytest.raises(ValueError, match="more than the model's context"):
         smol.net(torch.zeros(1, smol.cfg.context + 1, dtype=torch.long))
+    with pytest.raises(ValueError, match="at least 2 tokens"):  # the statistics leave position 0 out
+        measure("smollm2-135m", "Hi")
 
 
 # ---------------------------------------------------------------- cache and CLI

@@ -48,6 +48,11 @@ The document::
      "gains": {site: {"weight": [float] * d, "bias": [float] * d | null}},
      "versions": str}
 
+A prompt must give at least 2 tokens (the means leave position 0 out) and at
+most the model's context (8192 tokens for SmolLM2, 512 for MiniLM, [CLS] and
+[SEP] included); anything else, an empty prompt or an unknown model exits with
+status 2 and a one-line error.
+
 In SmolLM2 (pre-norm) the attn_norm input *is* the stream entering the layer and
 the ffn_norm input is the stream after the attention add. In MiniLM (Post-LN)
 each norm's input is the sum x + sublayer(x), and its output is the stream.

@@ -9,12 +9,11 @@ loads no model at all. The document it returns is what
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
+import importlib.util
 import math
 from dataclasses import asdict
-
-import hashlib
-import importlib.util
 from pathlib import Path
 
 from .. import cache
@@ -132,7 +131,7 @@ def _measure(model: str, prompt: str, weights_sha256: str, libs: str, code: str)
 
 
 def layer_rows(doc: dict) -> list[dict]:
-    """One flat row per layer (plus the final stream): the numbers the table and the figures use.
+    """One flat row per layer: the numbers the tables and the figures use (the final stream is in ``doc["final"]``).
 
     Means exclude position 0. ``stream`` is the residual stream entering the
     layer; ``n1_*`` and ``n2_*`` are the two norms of the layer (input, before
