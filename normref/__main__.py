@@ -23,7 +23,9 @@ def main(argv=None) -> int:
         try:
             modules[name] = importlib.import_module(modname)
         except ModuleNotFoundError as e:
-            if e.name != modname:
+            # The command's module (or its package, e.g. normref.models) is missing:
+            # that command is not built yet. Any other missing module is a real error.
+            if e.name is None or not (modname == e.name or modname.startswith(e.name + ".")):
                 raise
             continue  # command not built yet
         modules[name].add_arguments(sub.add_parser(name, help=help_, description=help_))
