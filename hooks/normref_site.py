@@ -14,8 +14,16 @@ Formulas written with pymdownx.arithmatex are typeset here at build time with
 KaTeX (PyKaTeX), so pages ship no math JavaScript at all: only KaTeX's
 stylesheet, and only on pages that have math.
 
+Notebook pages (mkdocs-jupyter) have the ~600 KB of JupyterLab CSS that
+nbconvert inlines pruned to the rules their HTML can use (normref.csstrim).
+
 An unknown figure, value or snippet, a snippet that fails, or a formula KaTeX
 cannot parse fails the build, naming the page and the culprit.
+
+NORMREF_NO_GENERATED=1 builds the same pages without the generated work:
+figures are neither rendered nor registered (a directive becomes its caption)
+and notebooks are converted but not executed. `make perf` compares a warm
+build against it, to show that a warm build does no figure or notebook work.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from normref import cache, data, figures, values
+from normref import cache, csstrim, data, figures, values
 
 log = logging.getLogger("mkdocs.hooks.normref")
 
@@ -44,6 +52,7 @@ DIRECTIVE = re.compile(r"\[\[(figure|snippet|value|data):\s*([^\]\s]+)\s*\]\]")
 SNIPPET_TIMEOUT_S = 300
 
 _stats: dict = {}
+NO_GENERATED = os.environ.get("NORMREF_NO_GENERATED", "") not in ("", "0")
 
 
 def _lang(config) -> str:
@@ -72,6 +81,8 @@ def on_config(config):
     nb = config.plugins.get("mkdocs-jupyter")
     if nb is not None:
         nb.config["cache_dir"] = str(Path(".cache/jupyter") / _lang(config) / cache.package_hash()[:16])
+        if NO_GENERATED:
+            nb.config["execute"] = False
     return config
 
 
@@ -87,6 +98,8 @@ def _referenced(config, kind: str) -> dict[str, list[str]]:
 
 
 def on_files(files, config):
+    if NO_GENERATED:
+        return files
     lang = _lang(config)
     known = set(figures.names())
     for name, pages in _referenced(config, "figure").items():
@@ -104,6 +117,8 @@ def on_files(files, config):
 
 def _figure_md(name: str, lang: str, page) -> str:
     spec = figures.get(name)
+    if NO_GENERATED:
+        return f'<figure class="nr-figure" id="fig-{name}">\n<figcaption>{html.escape(spec.caption[lang], quote=False)}</figcaption>\n</figure>'
     alt = spec.alt[lang].replace("[", "(").replace("]", ")")
     imgs = "\n".join(
         f"![{alt}]({_rel(page, f'figures/{name}-{theme}.svg')}#only-{theme}){{ loading=lazy }}" for theme in figures.THEMES
@@ -190,6 +205,12 @@ def on_page_content(html_text, page, config, files):
         href = posixpath.relpath("assets/katex/katex.min.css", posixpath.dirname(page.url.rstrip("/") + "/x") if page.url else ".")
         new = f'<link rel="stylesheet" href="{href}">\n' + new
     return new
+
+
+def on_post_page(output, page, config):
+    if 'class="jupyter-wrapper"' in output:
+        output = csstrim.trim_html(output)
+    return output
 
 
 # ---------------------------------------------------------------- report
