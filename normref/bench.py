@@ -280,6 +280,61 @@ def _bench_shape(device, dtype, d: int, mode: str, cfg: BenchConfig, compiled: d
     return out
 
 
+# ---------------------------------------------------------------- passes over memory
+
+
+_NO_DATA = {"view", "_unsafe_view", "reshape", "slice", "select", "expand", "as_strided", "unsqueeze", "squeeze",
+            "t", "transpose", "permute", "detach", "alias", "empty", "empty_like", "empty_strided",
+            "_local_scalar_dense"}
+
+
+def memory_passes(fn, rows: int = 64, d: int = 256, norm: str = "rms") -> dict:
+    """Count the full passes an implementation makes over x-sized tensors.
+
+    Runs ``fn(x, w, b)`` once under a dispatch mode that sees every aten op
+    torch executes, and counts each x-sized tensor an op reads or writes: one
+    read or one write of the whole tensor is one pass. Per-row vectors (means,
+    rstd) and parameters are too small to count. A fused kernel makes two
+    passes (read x, write y), like a copy; at best an implementation runs at
+    2 / passes of the copy bandwidth.
+    """
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    n = rows * d
+    log = []
+
+    class _Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if func.__name__.split(".")[0] in _NO_DATA:
+                return out  # views and allocations move no data
+            big = lambda ts: sum(1 for t in tree_flatten(ts)[0] if isinstance(t, torch.Tensor) and t.numel() == n)
+            log.append((func.__name__, big((args, kwargs)), big(out)))
+            return out
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(rows, d, generator=g)
+    w, b = torch.ones(d), torch.zeros(d)
+    with torch.no_grad(), _Count():
+        fn(x, w, b)
+    reads, writes = sum(r for _, r, _ in log), sum(wr for _, _, wr in log)
+    return {"ops": [name for name, _, _ in log], "reads": reads, "writes": writes, "passes": reads + writes}
+
+
+def pass_counts(d: int = 256) -> dict:
+    """{(family, norm): memory_passes} for torch's eager implementations (no compile, no timing).
+
+    normref's RMSNorm is left out on purpose: it reads each block twice, but
+    the second time from cache, which this count cannot see.
+    """
+    out = {}
+    for fam, norm, fn in _impls(d, torch.ones(d), torch.zeros(d), 1e-6, {}):
+        if fam in ("copy", "composed", "functional", "module"):
+            out[(fam, norm)] = memory_passes(fn, d=d, norm=norm)
+    return out
+
+
 # ---------------------------------------------------------------- the run
 
 

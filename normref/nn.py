@@ -6,7 +6,9 @@ so it is about 3x slower than the fused ``F.layer_norm`` (see the performance
 page). Our forward makes the memory traffic of a fused kernel without a
 compiler: it walks the rows in cache-sized blocks, and for each block takes the
 row norms (one read), then writes ``x * rstd * g`` while the block is still in
-cache. The backward is the closed form, also a few passes at most.
+cache. The backward is the closed form, blocked the same way. The blocks are
+shared among the CPU threads by plain Python threads (see ``_parallel_rows``
+for why), so there is no compile step, at import or ever.
 
 LayerNorm already has a fused kernel in torch, so ours only validates input and
 calls it.
@@ -14,20 +16,62 @@ calls it.
 
 from __future__ import annotations
 
-import numbers
 import math
+import numbers
+import threading
 
 import torch
 import torch.nn.functional as F
 
 __all__ = ["rms_norm", "layer_norm", "RMSNorm", "LayerNorm"]
 
-# Rows are processed in blocks of about this many bytes, so that the second
-# pass over a block (the scaling) reads from cache, not from DRAM. 4 MiB sits
-# in the shared L3 of the machines we measured; smaller blocks (in L2) were not
-# faster there, and each block costs a few thread hand-offs per op, which add
-# up when other processes compete for the cores.
-BLOCK_BYTES = 4 << 20
+# Rows are processed in blocks of about this many bytes per thread, so that
+# the second pass over a block (the scaling) reads from cache, not from DRAM.
+BLOCK_BYTES = 2 << 20
+
+
+def _parallel_rows(n_rows: int, rows: int, work) -> None:
+    """Call ``work(lo, hi)`` on contiguous row ranges covering [0, n_rows), one per CPU thread.
+
+    Each range is walked in blocks by single-threaded torch ops, on its own
+    Python thread (torch releases the GIL inside an op). Why not torch's own
+    intra-op threads? Then every op on every block is an OpenMP parallel
+    region that ends in a barrier: a blocked norm runs hundreds of them, and
+    on a busy machine each barrier can wait a whole scheduler tick for the
+    other thread. Measured on a loaded 2-core machine, that made the blocked
+    forward about 5x slower than this, where the threads meet once, at the end.
+    """
+    nt = min(torch.get_num_threads(), -(-n_rows // rows))
+    if nt <= 1:
+        with torch.no_grad():
+            work(0, n_rows)
+        return
+    # Range boundaries on whole blocks, so every block but the last is full.
+    cuts = [(n_rows * k // nt) // rows * rows for k in range(nt)] + [n_rows]
+    errors = []
+
+    def run(lo, hi):
+        try:
+            with torch.no_grad():  # grad mode is per thread; these ops must not be recorded
+                work(lo, hi)
+        except BaseException as e:  # re-raised in the caller below
+            errors.append(e)
+
+    old = torch.get_num_threads()
+    # A new thread takes torch's thread count when it first runs an op: with 1,
+    # its ops run inline instead of opening parallel regions.
+    torch.set_num_threads(1)
+    try:
+        threads = [threading.Thread(target=run, args=(cuts[k], cuts[k + 1]), daemon=True) for k in range(1, nt)]
+        for t in threads:
+            t.start()
+        run(cuts[0], cuts[1])
+        for t in threads:
+            t.join()
+    finally:
+        torch.set_num_threads(old)
+    if errors:
+        raise errors[0]
 
 
 def _check_x(x, name: str = "x") -> None:
@@ -75,21 +119,28 @@ class _RMSNormFn(torch.autograd.Function):
         y2 = torch.empty_like(x2)
         rstd = torch.empty((x2.shape[0], 1), dtype=torch.float32 if compute is None else x2.dtype, device=x.device)
         w = None if weight is None else (weight if compute is not None else weight.float())
-        rows = max(1, BLOCK_BYTES // (d * x2.element_size())) if x.device.type == "cpu" else x2.shape[0]
-        for i in range(0, x2.shape[0], rows):
-            xs = x2[i : i + rows]
-            if compute is None:  # half / bfloat16: compute in float32, as HF's LlamaRMSNorm does
-                xs = xs.float()
-            r = _rstd_rows(xs, eps)
-            rstd[i : i + rows] = r
-            if compute is None:
-                ys = xs.mul_(r) if w is None else xs.mul_(r).mul_(w)
-                y2[i : i + rows] = ys
-            else:
-                ys = y2[i : i + rows]
-                torch.mul(xs, r, out=ys)
-                if w is not None:
-                    ys.mul_(w)
+        rows = max(1, BLOCK_BYTES // (d * 4)) if x.device.type == "cpu" else x2.shape[0]
+
+        def work(lo, hi):
+            for i in range(lo, hi, rows):
+                j = min(i + rows, hi)
+                xs = x2[i:j]
+                if compute is None:  # half / bfloat16: compute in float32, as HF's LlamaRMSNorm does
+                    xs = xs.float()
+                r = _rstd_rows(xs, eps)
+                rstd[i:j] = r
+                if compute is None:
+                    ys = xs.mul_(r) if w is None else xs.mul_(r).mul_(w)
+                    y2[i:j] = ys
+                else:
+                    ys = torch.mul(xs, r, out=y2[i:j])
+                    if w is not None:
+                        ys.mul_(w)
+
+        if x.device.type == "cpu":
+            _parallel_rows(x2.shape[0], rows, work)
+        else:
+            work(0, x2.shape[0])
         # A NaN anywhere in a row makes its rstd NaN; an inf (or an overflowing
         # square) makes it 0. Checking the (rows, 1) vector costs nothing.
         if check_finite and not bool(((rstd > 0) & torch.isfinite(rstd)).all()):
@@ -98,6 +149,7 @@ class _RMSNormFn(torch.autograd.Function):
         return y2.view(x.shape)
 
     @staticmethod
+    @torch.autograd.function.once_differentiable
     def backward(ctx, gy):
         # y = x̂·w with x̂ = x·rstd.  dL/dx = rstd·(gŵ − x̂·mean(gŵ·x̂)), gŵ = gy·w;
         # dL/dw = Σ_rows gy·x̂.  Like the forward, walk the rows in cache-sized
@@ -111,24 +163,35 @@ class _RMSNormFn(torch.autograd.Function):
         gx = torch.empty(x2.shape, dtype=x.dtype, device=x.device)
         w = None if weight is None else weight.to(cdt)
         need_gw = weight is not None and ctx.needs_input_grad[1]
-        gweight = torch.zeros(d, dtype=cdt, device=x.device) if need_gw else None
+        partial = []  # one dL/dw accumulator per thread, summed at the end
         # Three streams (x, gy, dL/dx) and two temporaries share the cache here.
         rows = max(1, BLOCK_BYTES // (2 * d * 4)) if x.device.type == "cpu" else x2.shape[0]
-        for i in range(0, x2.shape[0], rows):
-            r = rstd[i : i + rows]
-            xs, gs = x2[i : i + rows].to(cdt), g2[i : i + rows].to(cdt)
-            # With t = gy·x (no x̂ needed): mean(gŵ·x̂) = rstd·(t @ w)/d, and
-            # dL/dw = Σ_rows rstd·t, a matrix-vector product.
-            t = gs * xs
-            if gweight is not None:
-                gweight.addmv_(t.mT, r.view(-1))
-            s = t.sum(dim=-1, keepdim=True) if w is None else (t @ w).unsqueeze_(-1)
-            c = s.mul_(r.square()).div_(-d)  # = −rstd²·(t @ w)/d, one number per row
-            gw = gs if w is None else gs * w
-            if cdt == x.dtype:
-                torch.addcmul(gw, xs, c, out=gx[i : i + rows]).mul_(r)
-            else:
-                gx[i : i + rows] = torch.addcmul(gw, xs, c).mul_(r)
+
+        def work(lo, hi):
+            gweight = torch.zeros(d, dtype=cdt, device=x.device) if need_gw else None
+            for i in range(lo, hi, rows):
+                j = min(i + rows, hi)
+                r = rstd[i:j]
+                xs, gs = x2[i:j].to(cdt), g2[i:j].to(cdt)
+                # With t = gy·x (no x̂ needed): mean(gŵ·x̂) = rstd·(t @ w)/d, and
+                # dL/dw = Σ_rows rstd·t, a matrix-vector product.
+                t = gs * xs
+                if gweight is not None:
+                    gweight.addmv_(t.mT, r.view(-1))
+                s = t.sum(dim=-1, keepdim=True) if w is None else (t @ w).unsqueeze_(-1)
+                c = s.mul_(r.square()).div_(-d)  # = −rstd²·(t @ w)/d, one number per row
+                gw = gs if w is None else gs * w
+                if cdt == x.dtype:
+                    torch.addcmul(gw, xs, c, out=gx[i:j]).mul_(r)
+                else:
+                    gx[i:j] = torch.addcmul(gw, xs, c).mul_(r)
+            partial.append(gweight)
+
+        if x.device.type == "cpu":
+            _parallel_rows(x2.shape[0], rows, work)
+        else:
+            work(0, x2.shape[0])
+        gweight = torch.stack(partial).sum(0) if need_gw else None
         return gx.view(x.shape), None if gweight is None else gweight.to(weight.dtype), None, None
 
 
