@@ -196,7 +196,7 @@ def serve_budget(res: dict, tree: Path, edits: int = 3) -> bool:
         except subprocess.TimeoutExpired:
             proc.kill()
     s, r = statistics.median(times), statistics.median(logged)
-    say(f"   edit → served page changed {s:.2f} s, → reload logged (zh and en rebuilt) {r:.2f} s "
+    say(f"   edit → served page changed {s:.2f} s, → reload logged {r:.2f} s "
         f"(medians of {edits}; budget <= 3 s): {verdict(s <= 3)}")
     res["serve"] = {"edit_to_served_s": times, "edit_to_reload_logged_s": logged}
     return s <= 3

@@ -108,6 +108,13 @@ def _dims(lang):
     return f"{ds[0]}–{ds[-1]}"
 
 
+@value("bench.block_mib")
+def _block(lang):
+    from ..nn import BLOCK_BYTES
+
+    return f"{BLOCK_BYTES / 2**20:g} MiB"
+
+
 @functools.lru_cache(maxsize=None)
 def _passes():
     from ..bench import pass_counts
