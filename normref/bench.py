@@ -35,6 +35,7 @@ import os
 import platform
 import shutil
 import statistics
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -175,7 +176,8 @@ def machine_info(threads: int | None = None) -> dict:
     if torch.cuda.is_available():
         info["cuda"] = {"device": torch.cuda.get_device_name(0), "version": torch.version.cuda}
     try:
-        info["load_average_at_start"] = list(os.getloadavg())
+        # Other processes share the cores: say how busy the machine was.
+        info["load_average"] = list(os.getloadavg())
     except OSError:
         pass
     return info
@@ -347,7 +349,9 @@ def run_bench(cfg: BenchConfig = FULL, devices=None, log=print) -> dict:
     old_threads = torch.get_num_threads()
     if cfg.threads is not None:
         torch.set_num_threads(cfg.threads)
+    machine = machine_info(cfg.threads)  # at the start: the date and load average the run began with
     notes = []
+    compile_probe_s = {}  # device -> seconds to compile and run a tiny function (toolchain start-up)
     try:
         if devices is None:
             devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -355,7 +359,12 @@ def run_bench(cfg: BenchConfig = FULL, devices=None, log=print) -> dict:
         for dev in map(torch.device, devices):
             compiled = {}
             if cfg.compile:
+                # A fresh inductor cache, so that first_call_s shows what a first compile costs
+                # rather than a hit in the cache of an earlier run.
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="normref-bench-inductor-")
+                t0 = time.perf_counter()
                 ok, why = _can_compile(dev)
+                compile_probe_s[dev.type] = time.perf_counter() - t0
                 if ok:
                     # dynamic=True: one compile serves every shape (a static compile per shape
                     # would cost tens of seconds each on a small CPU).
@@ -384,12 +393,13 @@ def run_bench(cfg: BenchConfig = FULL, devices=None, log=print) -> dict:
         torch.set_num_threads(old_threads)
     report = {
         "schema": SCHEMA,
-        "machine": machine_info(cfg.threads),
+        "machine": machine,
         "config": asdict(cfg),
         "notes": notes,
         "bytes_counted": "read x + write y + read parameters (forward); forward+backward adds read x, read dy, "
                          "write dx, read parameters, write parameter gradients. The copy reads x and writes y "
                          "(twice for forward+backward).",
+        "compile_probe_s": compile_probe_s,
         "results": results,
         "ratios": ratios(results),
     }

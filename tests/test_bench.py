@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import normref.nn as nnr
-from normref import bench, cache, csstrim, results, values
+from normref import bench, cache, csstrim, figures, results, values
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -199,3 +199,10 @@ def test_bench_values_render_in_both_languages():
         for n in names:
             assert values.get(n, lang).strip(), n
     assert values.get("bench.machine", "zh") != values.get("bench.machine", "en")
+
+
+def test_bench_figures_are_deterministic_and_localised():
+    a = figures.render_svg("bench_ratio", "zh", "light")
+    assert a == figures.render_svg("bench_ratio", "zh", "light")
+    assert a != figures.render_svg("bench_ratio", "en", "light")
+    assert "bench_time" in figures.names() and "bench_roofline" in figures.names()

@@ -8,7 +8,7 @@ of these figures through ``normref.results``.
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FixedLocator, NullLocator, PercentFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, PercentFormatter
 
 from . import figure
 from ._style import PALETTES, colors, t
@@ -92,6 +92,8 @@ def bench_time(lang: str, theme: str):
                         label=f"{t(lang, zh, en)} · {name}")
     _dims_axis(ax, dims)
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
     ax.set_xlabel(t(lang, "隐藏维度 d（行数 = 总元素数 / d）", "hidden size d (rows = total elements / d)"))
     ax.set_ylabel(t(lang, "前向耗时（毫秒，中位数，对数坐标）", "forward time (ms, median, log scale)"))
     ax.set_title(t(lang, "同样的字节，耗时差出数倍：差别在实现，不在公式", "Same bytes, several-fold apart: the kernel matters, not the formula"),
@@ -125,6 +127,7 @@ def bench_roofline(lang: str, theme: str):
     d = 4096 if any(r["d"] == 4096 for r in rep["results"]) else max(r["d"] for r in rep["results"])
     modes = [m for m in ("forward", "forward+backward") if any(r["mode"] == m for r in _rows(rep, m))]
     fig, axes = plt.subplots(1, len(modes), figsize=(7.6, 3.9), sharey=True, squeeze=False)
+    axes[0][0].invert_yaxis()  # first bar on top (the axes share y: invert once)
     for ax, mode in zip(axes[0], modes):
         rows = [r for r in _rows(rep, mode) if r["d"] == d and r["family"] != "copy"]
         labels, vals, cols, hatches = [], [], [], []
@@ -146,7 +149,6 @@ def bench_roofline(lang: str, theme: str):
         ax.axvline(100, color=p["muted"], ls=":", lw=1.2)
         ax.set_yticks(list(y))
         ax.set_yticklabels(labels, fontsize=8)
-        ax.invert_yaxis()
         ax.xaxis.set_major_formatter(PercentFormatter())
         ax.set_xlim(0, max(115, max(vals) + 20))
         ax.set_title(t(lang, "前向" if mode == "forward" else "前向 + 反向", mode.replace("+", " + ")), fontsize=10)

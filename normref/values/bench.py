@@ -36,6 +36,19 @@ def _machine(lang):
     return f"{m['cpu_model']} ({m['cpu_cores']} cores), {m['torch_threads']} threads, torch {m['torch']}, {m['date'][:10]}"
 
 
+@value("bench.load")
+def _load(lang):
+    """The machine's 1-minute load average during the run (other jobs share its cores)."""
+    m = bench_cpu()["machine"]
+    la = m.get("load_average") or m.get("load_average_at_end")
+    return fmt(la[0], 1)
+
+
+@value("bench.cores")
+def _cores(lang):
+    return str(bench_cpu()["machine"]["cpu_cores"])
+
+
 @value("bench.shape")
 def _shape(lang):
     r = _r("copy", "copy")
