@@ -30,6 +30,7 @@ the backward also read dy, write dx, write the parameter gradients).
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import platform
@@ -400,6 +401,8 @@ def run_bench(cfg: BenchConfig = FULL, devices=None, log=print) -> dict:
                          "write dx, read parameters, write parameter gradients. The copy reads x and writes y "
                          "(twice for forward+backward).",
         "compile_probe_s": compile_probe_s,
+        # Which normref RMSNorm was timed (its source changes what the normref rows mean).
+        "normref_nn_sha256": hashlib.sha256(Path(__file__).with_name("nn.py").read_bytes()).hexdigest(),
         "results": results,
         "ratios": ratios(results),
     }
