@@ -82,7 +82,10 @@ def on_config(config):
     if nb is not None:
         nb.config["cache_dir"] = str(Path(".cache/jupyter") / _lang(config) / cache.package_hash()[:16])
         if NO_GENERATED:
+            # Its own cache folder: mkdocs-jupyter evicts every entry a build did not use,
+            # so sharing one would make each kind of build evict the other's.
             nb.config["execute"] = False
+            nb.config["cache_dir"] += "-noexec"
     return config
 
 

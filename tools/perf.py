@@ -16,7 +16,9 @@ machine, so a slow or busy machine moves both sides alike:
    CSS, JS and fonts; images and the search index are left out): a page
    without math or widgets ≤ 1.05× a plain Material page of the same text;
    the formulas page (or, where it does not exist yet, the first page with
-   math) ≤ 2.5× that plain page; the inline CSS of notebook pages before and
+   math) ≤ 2.5× that plain page. The plain page is a one-page Material site
+   with the same article and table of contents and our theme settings
+   (palette, features), without our hooks, extra CSS/JS or KaTeX; the inline CSS of notebook pages before and
    after pruning; zero requests to any other host.
 
 Usage: python tools/perf.py [--only rmsnorm,build,serve,weight] [--json PATH]
@@ -257,20 +259,42 @@ def first_load(browser, url: str) -> dict:
     return {"bytes": got, "external": external}
 
 
-def plain_reference(html_page: Path, lang: str, workdir: Path) -> Path:
-    """A one-page plain Material site whose page holds the same article HTML; its page folder."""
+def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path) -> Path:
+    """A one-page Material site holding the same article, with our theme settings (palette,
+    features, language) but none of our additions (hooks, extra CSS/JS, KaTeX); its site folder.
+
+    The article's headings become Markdown headings again, so the plain page gets the same
+    table of contents; everything between them is kept as raw HTML.
+    """
+    import yaml
+
     text = html_page.read_text(encoding="utf-8")
     m = re.search(r'<article class="md-content__inner md-typeset">(.*?)</article>', text, re.S)
     article = m.group(1) if m else ""
-    # Drop the source/edit buttons and the back-to-top etc.; keep the text and its markup.
     article = re.sub(r'<a href="[^"]*" title="[^"]*" class="md-content__button md-icon".*?</a>', "", article, flags=re.S)
+    md = []
+    for part in re.split(r"(<h[1-6][^>]*>.*?</h[1-6]>)", article, flags=re.S):
+        h = re.match(r"<h([1-6])[^>]*>(.*?)</h[1-6]>", part, re.S)
+        if h:
+            title = re.sub(r"<[^>]+>", "", re.sub(r'<a class="headerlink".*?</a>', "", h.group(2), flags=re.S)).strip()
+            md.append("#" * int(h.group(1)) + " " + title)
+        elif part.strip():
+            md.append(f'<div markdown="0">\n{part.strip()}\n</div>')
     d = workdir / f"plain-{lang}"
     shutil.rmtree(d, ignore_errors=True)
     (d / "docs").mkdir(parents=True)
-    (d / "docs" / "index.md").write_text(f'<div class="nr-plain" markdown="0">\n{article}\n</div>\n', encoding="utf-8")
-    (d / "mkdocs.yml").write_text(
-        f"site_name: plain\nsite_url: http://127.0.0.1:8000/\ntheme:\n  name: material\n  language: {lang}\n  font: false\n"
-        "markdown_extensions:\n  - md_in_html\nplugins:\n  - search\n", encoding="utf-8")
+    (d / "docs" / "index.md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and friends
+    ours = yaml.load((tree / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    theme = {k: v for k, v in ours["theme"].items() if k != "custom_dir"}
+    theme["language"] = lang
+    cfg = {"site_name": "plain", "site_url": "http://127.0.0.1:8000/", "theme": theme,
+           "markdown_extensions": ["md_in_html", {"toc": {"permalink": True}}], "plugins": [{"search": {"lang": lang}}]}
+    (d / "mkdocs.yml").write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     p = subprocess.run([PY, "-m", "mkdocs", "build", "-q", "-f", "mkdocs.yml", "-d", "site"], cwd=d, env=env,
                        capture_output=True, text=True)
@@ -327,7 +351,7 @@ def weight_budgets(res: dict, tree: Path) -> bool:
             ratios_plain = []
             for rel in plain_pages:
                 ours = load(rel)
-                with http_server(plain_reference(site / rel, "zh", tree)) as pbase:
+                with http_server(plain_reference(site / rel, "zh", tree, tree)) as pbase:
                     ref = first_load(browser, pbase)
                 r = ours["bytes"]["total"] / ref["bytes"]["total"]
                 ratios_plain.append(r)
@@ -340,7 +364,7 @@ def weight_budgets(res: dict, tree: Path) -> bool:
             if math_pages:
                 rel = math_pages[0]
                 ours = load(rel)
-                with http_server(plain_reference(site / rel, "zh", tree)) as pbase:
+                with http_server(plain_reference(site / rel, "zh", tree, tree)) as pbase:
                     ref = first_load(browser, pbase)
                 r = ours["bytes"]["total"] / ref["bytes"]["total"]
                 out["pages"][str(rel)] = {"ours": ours["bytes"], "plain_material": ref["bytes"], "ratio": r, "math": True}
