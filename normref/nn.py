@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import numbers
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
 import torch.nn.functional as F
@@ -30,11 +31,42 @@ __all__ = ["rms_norm", "layer_norm", "RMSNorm", "LayerNorm"]
 BLOCK_BYTES = 4 << 20
 
 
+_POOL: dict = {"size": 0, "executor": None}
+_POOL_LOCK = threading.Lock()
+
+
+def _single_threaded_pool(n: int) -> ThreadPoolExecutor:
+    """A pool of ``n`` threads whose torch ops run single-threaded, made once and reused.
+
+    torch keeps its thread count per thread (OpenMP's), read on a thread's
+    first op. Each pool thread reads it, then sets its own to 1; the caller's
+    count (and the default for other threads) is put back once the pool is up.
+    """
+    with _POOL_LOCK:
+        if _POOL["size"] < n:
+            old = torch.get_num_threads()
+            ex = ThreadPoolExecutor(n, thread_name_prefix="normref-rows")
+            ready = threading.Barrier(n)  # n tasks that wait for each other need n threads
+
+            def init():
+                torch.get_num_threads()  # this thread's lazy init of torch's settings ...
+                torch.set_num_threads(1)  # ... then one thread for its own ops, for good
+                ready.wait()
+
+            for f in [ex.submit(init) for _ in range(n)]:
+                f.result()
+            torch.set_num_threads(old)
+            if _POOL["executor"] is not None:
+                _POOL["executor"].shutdown(wait=False)
+            _POOL.update(size=n, executor=ex)
+        return _POOL["executor"]
+
+
 def _parallel_rows(n_rows: int, rows: int, work) -> None:
     """Call ``work(lo, hi)`` on contiguous row ranges covering [0, n_rows), one per CPU thread.
 
-    Each range is walked in blocks by single-threaded torch ops, on its own
-    Python thread (torch releases the GIL inside an op). Why not torch's own
+    Each range is walked in blocks by single-threaded torch ops, on a thread
+    of its own (torch releases the GIL inside an op). Why not torch's own
     intra-op threads? Then every op on every block is an OpenMP parallel
     region that ends in a barrier: a blocked norm runs hundreds of them, and
     on a busy machine each barrier can wait a whole scheduler tick for the
@@ -48,30 +80,15 @@ def _parallel_rows(n_rows: int, rows: int, work) -> None:
         return
     # Range boundaries on whole blocks, so every block but the last is full.
     cuts = [(n_rows * k // nt) // rows * rows for k in range(nt)] + [n_rows]
-    errors = []
 
     def run(lo, hi):
-        try:
-            with torch.no_grad():  # grad mode is per thread; these ops must not be recorded
-                work(lo, hi)
-        except BaseException as e:  # re-raised in the caller below
-            errors.append(e)
+        with torch.no_grad():  # grad mode is per thread; these ops must not be recorded
+            work(lo, hi)
 
-    old = torch.get_num_threads()
-    # A new thread takes torch's thread count when it first runs an op: with 1,
-    # its ops run inline instead of opening parallel regions.
-    torch.set_num_threads(1)
-    try:
-        threads = [threading.Thread(target=run, args=(cuts[k], cuts[k + 1]), daemon=True) for k in range(1, nt)]
-        for t in threads:
-            t.start()
-        run(cuts[0], cuts[1])
-        for t in threads:
-            t.join()
-    finally:
-        torch.set_num_threads(old)
-    if errors:
-        raise errors[0]
+    pool = _single_threaded_pool(nt)
+    futures = [pool.submit(run, cuts[k], cuts[k + 1]) for k in range(nt)]
+    for f in futures:
+        f.result()  # re-raises a worker's exception here
 
 
 def _check_x(x, name: str = "x") -> None:

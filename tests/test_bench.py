@@ -132,6 +132,23 @@ def test_threaded_blocks_match_torch(dtype, tol):
         torch.set_num_threads(before)
 
 
+def test_thread_settings_are_left_as_they_were():
+    """normref's worker threads run single-threaded ops; nobody else's setting changes."""
+    import threading
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        nnr.rms_norm(torch.randn(4096, 512))
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))
+        t.start()
+        t.join()
+        assert torch.get_num_threads() == 2 and seen == [2]
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_threaded_non_contiguous_input_and_nan_check():
     x = torch.randn(512, 3000, generator=torch.Generator().manual_seed(4)).t()  # 3000 × 512, a transposed view
     torch.testing.assert_close(nnr.rms_norm(x), torch.nn.functional.rms_norm(x, (512,), None, 1e-6), atol=1e-5, rtol=1e-5)

@@ -153,7 +153,6 @@ def _table(lang):
     lines = [head]
     from ..bench import FAMILIES, impl_name
 
-    rep = bench_cpu()
     for fam in FAMILIES:
         for norm in (("copy",) if fam == "copy" else ("rms", "ln")):
             try:
@@ -166,5 +165,4 @@ def _table(lang):
             except KeyError:
                 fb = ("—", "—")
             lines.append(f"| `{impl_name(fam, norm)}` | {_ms(f)} ms | {_pct(f)} | {fb[0]} | {fb[1]} |")
-    del rep
     return "\n".join(lines)
