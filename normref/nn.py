@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +34,8 @@ BLOCK_BYTES = 4 << 20
 
 _POOL: dict = {"size": 0, "executor": None}
 _POOL_LOCK = threading.Lock()
+# A forked child (a DataLoader worker, say) has none of the parent's threads: start afresh.
+os.register_at_fork(after_in_child=lambda: _POOL.update(size=0, executor=None))
 
 
 def _single_threaded_pool(n: int) -> ThreadPoolExecutor:
