@@ -115,6 +115,12 @@ def _compile_s(lang):
     return f"{first['first_call_s']:.0f}"
 
 
+@value("bench.compile_probe_s")
+def _compile_probe_s(lang):
+    """Starting the compiler: compiling and running a trivial function, before any norm."""
+    return f"{bench_cpu()['compile_probe_s']['cpu']:.0f}"
+
+
 @value("bench.dims")
 def _dims(lang):
     ds = sorted({r["d"] for r in bench_cpu()["results"]})
