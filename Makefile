@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test figures clean
+.PHONY: setup build serve test figures perf clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,10 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# Measure the performance budgets and print them as ratios (README, performance section).
+perf: $(STAMP)
+	$(PY) tools/perf.py
 
 figures: $(STAMP)
 	$(PY) -m normref figures --out site-figures

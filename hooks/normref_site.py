@@ -14,6 +14,9 @@ Formulas written with pymdownx.arithmatex are typeset here at build time with
 KaTeX (PyKaTeX), so pages ship no math JavaScript at all: only KaTeX's
 stylesheet, and only on pages that have math.
 
+Notebook pages (mkdocs-jupyter) have the ~600 KB of JupyterLab CSS that
+nbconvert inlines pruned to the rules their HTML can use (normref.csstrim).
+
 An unknown figure, value or snippet, a snippet that fails, or a formula KaTeX
 cannot parse fails the build, naming the page and the culprit.
 
@@ -23,6 +26,11 @@ Release plumbing (also here, so the address is set in one place):
   - SOURCE_DATE_EPOCH defaults to the commit's time, so two builds of one
     commit give the same bytes (MkDocs dates the sitemap from it);
   - each notebook page gets its .ipynb (made by jupytext) next to it, to download.
+
+NORMREF_NO_GENERATED=1 builds the same pages without the generated work:
+figures are neither rendered nor registered (a directive becomes its caption)
+and notebooks are converted but not executed. `make perf` compares a warm
+build against it, to show that a warm build does no figure or notebook work.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from normref import cache, data, figures, values
+from normref import cache, csstrim, data, figures, values
 
 log = logging.getLogger("mkdocs.hooks.normref")
 
@@ -51,6 +59,7 @@ DIRECTIVE = re.compile(r"\[\[(figure|snippet|value|data):\s*([^\]\s]+)\s*\]\]")
 SNIPPET_TIMEOUT_S = 300
 
 _stats: dict = {}
+NO_GENERATED = os.environ.get("NORMREF_NO_GENERATED", "") not in ("", "0")
 
 
 def _lang(config) -> str:
@@ -101,6 +110,11 @@ def on_config(config):
         # Under normref's cache folder, so NORMREF_CACHE moves both (a cold build
         # in a test is then one environment variable away).
         nb.config["cache_dir"] = str(cache.cache_dir() / "jupyter" / _lang(config) / cache.package_hash()[:16])
+        if NO_GENERATED:
+            # Its own cache folder: mkdocs-jupyter evicts every entry a build did not use,
+            # so sharing one would make each kind of build evict the other's.
+            nb.config["execute"] = False
+            nb.config["cache_dir"] += "-noexec"
     return config
 
 
@@ -116,6 +130,8 @@ def _referenced(config, kind: str) -> dict[str, list[str]]:
 
 
 def on_files(files, config):
+    if NO_GENERATED:
+        return files
     lang = _lang(config)
     known = set(figures.names())
     for name, pages in _referenced(config, "figure").items():
@@ -162,6 +178,8 @@ def notebook_ipynb(path: str) -> str:
 
 def _figure_md(name: str, lang: str, page) -> str:
     spec = figures.get(name)
+    if NO_GENERATED:
+        return f'<figure class="nr-figure" id="fig-{name}">\n<figcaption>{html.escape(spec.caption[lang], quote=False)}</figcaption>\n</figure>'
     alt = spec.alt[lang].replace("[", "(").replace("]", ")")
     imgs = "\n".join(
         f"![{alt}]({_rel(page, f'figures/{name}-{theme}.svg')}#only-{theme}){{ loading=lazy }}" for theme in figures.THEMES
@@ -283,6 +301,8 @@ def on_post_page(output, page, config):
         if "mathjax" in output.lower() or "cdnjs" in output:
             raise PluginError(f"{page.file.src_uri}: could not strip nbconvert's MathJax/mermaid loaders; "
                               "the notebook template changed")
+    if 'class="jupyter-wrapper"' in output:
+        output = csstrim.trim_html(output)
     return output
 
 

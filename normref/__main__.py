@@ -28,7 +28,9 @@ def main(argv=None) -> int:
         try:
             module = importlib.import_module(modname)
         except ModuleNotFoundError as e:
-            if e.name is None or not modname.startswith(e.name):
+            # The command's module (or its package, e.g. normref.models) is missing:
+            # that command is not built yet. Any other missing module is a real error.
+            if e.name is None or not (modname == e.name or modname.startswith(e.name + ".")):
                 raise
             parser.error(f"command {chosen!r} is not available in this version of normref")
         module.add_arguments(subparsers[chosen])

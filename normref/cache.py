@@ -36,11 +36,22 @@ def cache_dir() -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _module_source(module: str) -> bytes:
+    """The module's source, followed by the data files it declares.
+
+    A module whose results depend on a data file (say, a committed benchmark
+    JSON that a figure draws) lists it in ``__cache_files__`` (paths relative
+    to the module's folder); its bytes then count as the module's source, so
+    editing the data changes every key that names the module.
+    """
     mod = importlib.import_module(module)
     path = getattr(mod, "__file__", None)
     if path is None:
         raise ValueError(f"module {module!r} has no source file to hash")
-    return Path(path).read_bytes()
+    out = Path(path).read_bytes()
+    for rel in getattr(mod, "__cache_files__", ()):
+        f = Path(path).parent / rel
+        out += b"\0" + rel.encode() + b"\0" + f.read_bytes()
+    return out
 
 
 def source_hash(modules) -> str:

@@ -6,7 +6,9 @@ so it is about 3x slower than the fused ``F.layer_norm`` (see the performance
 page). Our forward makes the memory traffic of a fused kernel without a
 compiler: it walks the rows in cache-sized blocks, and for each block takes the
 row norms (one read), then writes ``x * rstd * g`` while the block is still in
-cache. The backward is the closed form, also a few passes at most.
+cache. The backward is the closed form, blocked the same way. The blocks are
+shared among the CPU threads by plain Python threads (see ``_parallel_rows``
+for why), so there is no compile step, at import or ever.
 
 LayerNorm already has a fused kernel in torch, so ours only validates input and
 calls it.
@@ -14,17 +16,82 @@ calls it.
 
 from __future__ import annotations
 
-import numbers
 import math
+import numbers
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
 import torch.nn.functional as F
 
 __all__ = ["rms_norm", "layer_norm", "RMSNorm", "LayerNorm"]
 
-# Rows are processed in blocks of about this many bytes, so that the second
-# pass over a block (the scaling) reads from cache, not from DRAM.
-BLOCK_BYTES = 1 << 20
+# Rows are processed in blocks of about this many bytes per thread, so that
+# the second pass over a block (the scaling) reads from cache, not from DRAM.
+BLOCK_BYTES = 4 << 20
+
+
+_POOL: dict = {"size": 0, "executor": None}
+_POOL_LOCK = threading.Lock()
+# A forked child (a DataLoader worker, say) has none of the parent's threads: start afresh.
+os.register_at_fork(after_in_child=lambda: _POOL.update(size=0, executor=None))
+
+
+def _single_threaded_pool(n: int) -> ThreadPoolExecutor:
+    """A pool of ``n`` threads whose torch ops run single-threaded, made once and reused.
+
+    torch keeps its thread count per thread (OpenMP's), read on a thread's
+    first op. Each pool thread reads it, then sets its own to 1; the caller's
+    count (and the default for other threads) is put back once the pool is up.
+    """
+    with _POOL_LOCK:
+        if _POOL["size"] < n:
+            old = torch.get_num_threads()
+            ex = ThreadPoolExecutor(n, thread_name_prefix="normref-rows")
+            ready = threading.Barrier(n)  # n tasks that wait for each other need n threads
+
+            def init():
+                torch.get_num_threads()  # this thread's lazy init of torch's settings ...
+                torch.set_num_threads(1)  # ... then one thread for its own ops, for good
+                ready.wait()
+
+            for f in [ex.submit(init) for _ in range(n)]:
+                f.result()
+            torch.set_num_threads(old)
+            if _POOL["executor"] is not None:
+                _POOL["executor"].shutdown(wait=False)
+            _POOL.update(size=n, executor=ex)
+        return _POOL["executor"]
+
+
+def _parallel_rows(n_rows: int, rows: int, work) -> None:
+    """Call ``work(lo, hi)`` on contiguous row ranges covering [0, n_rows), one per CPU thread.
+
+    Each range is walked in blocks by single-threaded torch ops, on a thread
+    of its own (torch releases the GIL inside an op). Why not torch's own
+    intra-op threads? Then every op on every block is an OpenMP parallel
+    region that ends in a barrier: a blocked norm runs hundreds of them, and
+    on a busy machine each barrier can wait a whole scheduler tick for the
+    other thread. Measured on a loaded 2-core machine, that made the blocked
+    forward about 5x slower than this, where the threads meet once, at the end.
+    """
+    nt = min(torch.get_num_threads(), -(-n_rows // rows))
+    if nt <= 1:
+        with torch.no_grad():
+            work(0, n_rows)
+        return
+    # Range boundaries on whole blocks, so every block but the last is full.
+    cuts = [(n_rows * k // nt) // rows * rows for k in range(nt)] + [n_rows]
+
+    def run(lo, hi):
+        with torch.no_grad():  # grad mode is per thread; these ops must not be recorded
+            work(lo, hi)
+
+    pool = _single_threaded_pool(nt)
+    futures = [pool.submit(run, cuts[k], cuts[k + 1]) for k in range(nt)]
+    for f in futures:
+        f.result()  # re-raises a worker's exception here
 
 
 def _check_x(x, name: str = "x") -> None:
@@ -57,10 +124,15 @@ def _check_param(p, d: int, name: str) -> None:
         raise ValueError(f"{name} must have shape ({d},) to match the last dimension of x, got {tuple(p.shape)}")
 
 
-def _rstd_rows(x2: torch.Tensor, eps: float) -> torch.Tensor:
-    """1/RMS per row of a 2-d float tensor, shape (rows, 1), in x2's dtype."""
+def _rstd_rows(x2: torch.Tensor, eps: float, out: torch.Tensor) -> torch.Tensor:
+    """1/RMS per row of a 2-d float tensor into ``out`` (rows, 1): rsqrt(‖x‖²/d + ε).
+
+    Two small ops after the norm (one op per step would be five): on a block
+    of a few MB, per-op overhead is not negligible next to the memory time.
+    """
     n = torch.linalg.vector_norm(x2, dim=-1, keepdim=True)
-    return n.square_().div_(x2.shape[-1]).add_(eps).rsqrt_()
+    eps_t = torch.tensor(eps, dtype=out.dtype, device=out.device)
+    return torch.addcmul(eps_t, n, n, value=1.0 / x2.shape[-1], out=out).rsqrt_()
 
 
 class _RMSNormFn(torch.autograd.Function):
@@ -72,21 +144,27 @@ class _RMSNormFn(torch.autograd.Function):
         y2 = torch.empty_like(x2)
         rstd = torch.empty((x2.shape[0], 1), dtype=torch.float32 if compute is None else x2.dtype, device=x.device)
         w = None if weight is None else (weight if compute is not None else weight.float())
-        rows = max(1, BLOCK_BYTES // (d * x2.element_size())) if x.device.type == "cpu" else x2.shape[0]
-        for i in range(0, x2.shape[0], rows):
-            xs = x2[i : i + rows]
-            if compute is None:  # half / bfloat16: compute in float32, as HF's LlamaRMSNorm does
-                xs = xs.float()
-            r = _rstd_rows(xs, eps)
-            rstd[i : i + rows] = r
-            if compute is None:
-                ys = xs.mul_(r) if w is None else xs.mul_(r).mul_(w)
-                y2[i : i + rows] = ys
-            else:
-                ys = y2[i : i + rows]
-                torch.mul(xs, r, out=ys)
-                if w is not None:
-                    ys.mul_(w)
+        rows = max(1, BLOCK_BYTES // (d * 4)) if x.device.type == "cpu" else x2.shape[0]
+
+        def work(lo, hi):
+            for i in range(lo, hi, rows):
+                j = min(i + rows, hi)
+                xs = x2[i:j]
+                if compute is None:  # half / bfloat16: compute in float32, as HF's LlamaRMSNorm does
+                    xs = xs.float()
+                r = _rstd_rows(xs, eps, out=rstd[i:j])
+                if compute is None:
+                    ys = xs.mul_(r) if w is None else xs.mul_(r).mul_(w)
+                    y2[i:j] = ys
+                else:
+                    ys = torch.mul(xs, r, out=y2[i:j])
+                    if w is not None:
+                        ys.mul_(w)
+
+        if x.device.type == "cpu":
+            _parallel_rows(x2.shape[0], rows, work)
+        else:
+            work(0, x2.shape[0])
         # A NaN anywhere in a row makes its rstd NaN; an inf (or an overflowing
         # square) makes it 0. Checking the (rows, 1) vector costs nothing.
         if check_finite and not bool(((rstd > 0) & torch.isfinite(rstd)).all()):
@@ -95,21 +173,50 @@ class _RMSNormFn(torch.autograd.Function):
         return y2.view(x.shape)
 
     @staticmethod
+    @torch.autograd.function.once_differentiable
     def backward(ctx, gy):
         # y = x̂·w with x̂ = x·rstd.  dL/dx = rstd·(gŵ − x̂·mean(gŵ·x̂)), gŵ = gy·w;
-        # dL/dw = Σ_rows gy·x̂.
+        # dL/dw = Σ_rows gy·x̂.  Like the forward, walk the rows in cache-sized
+        # blocks: x and gy are read from memory once and dL/dx written once;
+        # the temporaries (t = gy·x, gŵ) live and die in cache. Written unblocked, the
+        # same formula makes about a dozen full passes over memory.
         x, weight, rstd = ctx.saved_tensors
         d = x.shape[-1]
-        x2 = x.reshape(-1, d).to(rstd.dtype)
-        g2 = gy.reshape(-1, d).to(rstd.dtype)
-        xhat = x2 * rstd
-        gw = g2 if weight is None else g2 * weight.to(rstd.dtype)
-        dot = (gw * xhat).mean(dim=-1, keepdim=True)
-        gx = gw.sub_(xhat * dot).mul_(rstd) if weight is not None else (g2 - xhat * dot) * rstd
-        gweight = None
-        if weight is not None and ctx.needs_input_grad[1]:
-            gweight = (g2 * xhat).sum(dim=0).to(weight.dtype)
-        return gx.to(x.dtype).view(x.shape), gweight, None, None
+        cdt = rstd.dtype  # float32 for half/bfloat16 inputs, else x's dtype
+        x2, g2 = x.reshape(-1, d), gy.reshape(-1, d)
+        gx = torch.empty(x2.shape, dtype=x.dtype, device=x.device)
+        w = None if weight is None else weight.to(cdt)
+        need_gw = weight is not None and ctx.needs_input_grad[1]
+        partial = []  # one dL/dw accumulator per thread, summed at the end
+        # Three streams (x, gy, dL/dx) and two temporaries share the cache here.
+        rows = max(1, BLOCK_BYTES // (2 * d * 4)) if x.device.type == "cpu" else x2.shape[0]
+
+        def work(lo, hi):
+            gweight = torch.zeros(d, dtype=cdt, device=x.device) if need_gw else None
+            for i in range(lo, hi, rows):
+                j = min(i + rows, hi)
+                r = rstd[i:j]
+                xs, gs = x2[i:j].to(cdt), g2[i:j].to(cdt)
+                # With t = gy·x (no x̂ needed): mean(gŵ·x̂) = rstd·(t @ w)/d, and
+                # dL/dw = Σ_rows rstd·t, a matrix-vector product.
+                t = gs * xs
+                if gweight is not None:
+                    gweight.addmv_(t.mT, r.view(-1))
+                s = t.sum(dim=-1, keepdim=True) if w is None else (t @ w).unsqueeze_(-1)
+                c = s.mul_(r.square()).div_(-d)  # = −rstd²·(t @ w)/d, one number per row
+                gw = gs if w is None else gs * w
+                if cdt == x.dtype:
+                    torch.addcmul(gw, xs, c, out=gx[i:j]).mul_(r)
+                else:
+                    gx[i:j] = torch.addcmul(gw, xs, c).mul_(r)
+            partial.append(gweight)
+
+        if x.device.type == "cpu":
+            _parallel_rows(x2.shape[0], rows, work)
+        else:
+            work(0, x2.shape[0])
+        gweight = torch.stack(partial).sum(0) if need_gw else None
+        return gx.view(x.shape), None if gweight is None else gweight.to(weight.dtype), None, None
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e-6, *, check_finite: bool = True):

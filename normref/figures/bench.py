@@ -1,0 +1,200 @@
+"""Figures of the performance page, drawn from the committed benchmark run.
+
+Nothing is timed here: every number comes from ``normref/results/bench-cpu.json``
+(a full ``python -m normref bench`` run), whose bytes are part of the cache key
+of these figures through ``normref.results``.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, PercentFormatter
+
+from . import figure
+from ._style import PALETTES, colors, t
+from ..results import bench_cpu
+
+DEPS = ("normref.results",)
+
+# family -> (zh label, en label, colour index); the copy is drawn separately.
+FAMILY_LABEL = {
+    "composed": ("逐算子组合", "composed ops", 3),
+    "functional": ("F.*_norm", "F.*_norm", 1),
+    "module": ("torch.nn 模块", "torch.nn modules", 5),
+    "compiled": ("torch.compile", "torch.compile", 4),
+    "normref": ("normref", "normref", 0),
+}
+NORM_STYLE = {"rms": "-", "ln": "--"}
+
+
+def _machine(lang: str, rep: dict) -> str:
+    m = rep["machine"]
+    date = m["date"][:10]
+    return t(lang, f"实测：{m['cpu_model']}，{m['torch_threads']} 线程，torch {m['torch']}，{date}",
+             f"measured: {m['cpu_model']}, {m['torch_threads']} threads, torch {m['torch']}, {date}")
+
+
+def _rows(rep, mode="forward", dtype="float32"):
+    return [r for r in rep["results"] if r["device"] == "cpu" and r["mode"] == mode and r["dtype"] == dtype]
+
+
+def _families(rows):
+    return [f for f in FAMILY_LABEL if any(r["family"] == f for r in rows)]
+
+
+def _series(rows, family, norm, key):
+    pts = sorted((r["d"], key(r)) for r in rows if r["family"] == family and r["norm"] == norm)
+    return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def _dims_axis(ax, dims):
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(dims))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(d) for d in dims])
+
+
+CAPTION = {
+    "zh": "实测数据：normref/results/bench-cpu.json（python -m normref bench 的一次完整运行，float32，前向，"
+          "每个 d 固定总元素数 4096×4096，交替计时取中位数）。机器、torch 版本与日期见图中说明。",
+    "en": "Measured: normref/results/bench-cpu.json (one full run of python -m normref bench, float32, forward, "
+          "4096×4096 elements in total for every d, interleaved timings, medians). Machine, torch version and date "
+          "are in the figure.",
+}
+
+
+@figure(
+    "bench_time",
+    alt={
+        "zh": "折线图：CPU 上各种 RMSNorm（实线）和 LayerNorm（虚线）实现的前向耗时随隐藏维度 d 的变化，"
+              "总元素数固定；灰色虚线是同样大小的张量复制（x.clone()）的耗时，即内存带宽的下限。",
+        "en": "Line chart: forward time of each RMSNorm (solid) and LayerNorm (dashed) implementation on the CPU "
+              "as the hidden size d grows at a fixed total size; a grey dashed line marks the time of copying "
+              "the same tensor (x.clone()), the memory-bandwidth floor.",
+    },
+    caption=CAPTION,
+    deps=DEPS,
+)
+def bench_time(lang: str, theme: str):
+    rep = bench_cpu()
+    rows = _rows(rep)
+    c, p = colors(theme), PALETTES[theme]
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    dims, copy = _series(rows, "copy", "copy", lambda r: r["time_s"]["median"] * 1e3)
+    ax.plot(dims, copy, color=p["muted"], lw=2, ls=":", label=t(lang, "复制 x.clone()（屋顶线）", "copy x.clone() (roofline)"))
+    for fam in _families(rows):
+        zh, en, ci = FAMILY_LABEL[fam]
+        for norm in ("rms", "ln"):
+            ds, ms = _series(rows, fam, norm, lambda r: r["time_s"]["median"] * 1e3)
+            if ds:
+                name = "RMSNorm" if norm == "rms" else "LayerNorm"
+                ax.plot(ds, ms, color=c[ci], ls=NORM_STYLE[norm], lw=1.8, marker="o", ms=3,
+                        label=f"{t(lang, zh, en)} · {name}")
+    _dims_axis(ax, dims)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
+    ax.set_xlabel(t(lang, "隐藏维度 d（行数 = 总元素数 / d）", "hidden size d (rows = total elements / d)"))
+    ax.set_ylabel(t(lang, "前向耗时（毫秒，中位数，对数坐标）", "forward time (ms, median, log scale)"))
+    ax.set_title(t(lang, "同样的字节，耗时差出数倍：差别在实现，不在公式", "Same bytes, several-fold apart: the kernel matters, not the formula"),
+                 fontsize=10)
+    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.17))
+    fig.text(0.01, 0.005, _machine(lang, rep), fontsize=7, color=p["muted"])
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    return fig
+
+
+@figure(
+    "bench_roofline",
+    alt={
+        "zh": "条形图：隐藏维度 d = 4096 时，每种实现达到的有效带宽占复制带宽（屋顶线）的百分比，"
+              "左图为前向，右图为前向加反向。",
+        "en": "Bar chart: at hidden size d = 4096, the effective bandwidth each implementation reaches, as a "
+              "percentage of the copy bandwidth (the roofline); forward on the left, forward plus backward on the right.",
+    },
+    caption={
+        "zh": "实测数据：normref/results/bench-cpu.json，float32，4096 × 4096。有效带宽 = 至少要搬运的字节"
+              "（读 x、写 y、读参数；反向另加读 x、读 dy、写 dx、写参数梯度）÷ 中位耗时；100% 是同一台机器上复制的带宽。",
+        "en": "Measured: normref/results/bench-cpu.json, float32, 4096 × 4096. Effective bandwidth = the bytes that "
+              "must move at least (read x, write y, read the parameters; the backward adds read x, read dy, write dx, "
+              "write the parameter gradients) ÷ median time; 100% is the copy bandwidth on the same machine.",
+    },
+    deps=DEPS,
+)
+def bench_roofline(lang: str, theme: str):
+    rep = bench_cpu()
+    c, p = colors(theme), PALETTES[theme]
+    d = 4096 if any(r["d"] == 4096 for r in rep["results"]) else max(r["d"] for r in rep["results"])
+    modes = [m for m in ("forward", "forward+backward") if any(r["mode"] == m for r in _rows(rep, m))]
+    fig, axes = plt.subplots(1, len(modes), figsize=(7.6, 3.9), sharey=True, squeeze=False)
+    axes[0][0].invert_yaxis()  # first bar on top (the axes share y: invert once)
+    for ax, mode in zip(axes[0], modes):
+        rows = [r for r in _rows(rep, mode) if r["d"] == d and r["family"] != "copy"]
+        labels, vals, cols, hatches = [], [], [], []
+        for fam in _families(rows):
+            zh, en, ci = FAMILY_LABEL[fam]
+            for norm in ("rms", "ln"):
+                hit = [r for r in rows if r["family"] == fam and r["norm"] == norm]
+                if hit:
+                    labels.append(f"{t(lang, zh, en)} · {'RMS' if norm == 'rms' else 'LN'}")
+                    vals.append(hit[0]["copy_fraction"] * 100)
+                    cols.append(c[ci])
+                    hatches.append("" if norm == "rms" else "//")
+        y = range(len(vals))
+        bars = ax.barh(list(y), vals, color=cols, edgecolor=p["fg"], linewidth=0.3)
+        for bar, h in zip(bars, hatches):
+            bar.set_hatch(h)
+        for yi, v in zip(y, vals):
+            ax.text(v + 1.5, yi, f"{v:.0f}%", va="center", fontsize=7, color=p["fg"])
+        ax.axvline(100, color=p["muted"], ls=":", lw=1.2)
+        ax.set_yticks(list(y))
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.xaxis.set_major_formatter(PercentFormatter())
+        ax.set_xlim(0, max(115, max(vals) + 20))
+        ax.set_title(t(lang, "前向" if mode == "forward" else "前向 + 反向", mode.replace("+", " + ")), fontsize=10)
+        ax.set_xlabel(t(lang, "占复制带宽的比例", "share of the copy bandwidth"))
+        ax.grid(axis="y", visible=False)
+    fig.suptitle(t(lang, f"离屋顶线有多远（d = {d}）", f"How close to the roofline (d = {d})"), fontsize=11)
+    fig.text(0.01, 0.005, _machine(lang, rep), fontsize=7, color=p["muted"])
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+@figure(
+    "bench_ratio",
+    alt={
+        "zh": "折线图：每一类实现中 RMSNorm 耗时与 LayerNorm 耗时之比随隐藏维度 d 的变化；"
+              "低于 1 表示 RMSNorm 更快。逐算子组合和编译后的版本低于 1，而 CPU 上 PyTorch 自带的 RMSNorm 远高于 1。",
+        "en": "Line chart: the ratio of RMSNorm time to LayerNorm time within each kind of implementation, against "
+              "the hidden size d; below 1 means RMSNorm is faster. The composed and compiled versions sit below 1, "
+              "while PyTorch's own RMSNorm on the CPU sits far above it.",
+    },
+    caption=CAPTION,
+    deps=DEPS,
+)
+def bench_ratio(lang: str, theme: str):
+    rep = bench_cpu()
+    c, p = colors(theme), PALETTES[theme]
+    rs = [r for r in rep["ratios"] if r["device"] == "cpu" and r["dtype"] == "float32" and r["mode"] == "forward"]
+    fig, ax = plt.subplots(figsize=(7.2, 3.9))
+    dims = sorted({r["d"] for r in rs})
+    for fam in [f for f in FAMILY_LABEL if any(r["family"] == f for r in rs)]:
+        zh, en, ci = FAMILY_LABEL[fam]
+        pts = sorted((r["d"], r["rms_over_ln"]) for r in rs if r["family"] == fam)
+        ax.plot([q[0] for q in pts], [q[1] for q in pts], color=c[ci], lw=2, marker="o", ms=3, label=t(lang, zh, en))
+    ax.axhline(1, color=p["muted"], ls=":", lw=1.2)
+    ax.annotate(t(lang, "RMSNorm 更快 ↓", "RMSNorm faster ↓"), (dims[0], 1), xytext=(2, -12),
+                textcoords="offset points", fontsize=8, color=p["muted"])
+    _dims_axis(ax, dims)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(FixedLocator([0.25, 0.5, 1, 2, 4]))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_yticklabels(["0.25", "0.5", "1", "2", "4"])
+    ax.set_xlabel(t(lang, "隐藏维度 d", "hidden size d"))
+    ax.set_ylabel(t(lang, "RMSNorm 耗时 ÷ LayerNorm 耗时", "RMSNorm time ÷ LayerNorm time"))
+    ax.set_title(t(lang, "RMSNorm 快不快，取决于你拿到的是哪种实现", "Whether RMSNorm is faster depends on the implementation you get"),
+                 fontsize=10)
+    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    fig.text(0.01, 0.005, _machine(lang, rep), fontsize=7, color=p["muted"])
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    return fig

@@ -1,0 +1,456 @@
+"""`make perf`: measure the project's performance budgets and print them as ratios.
+
+Every budget is a ratio of two things measured in this one run, on this
+machine, so a slow or busy machine moves both sides alike:
+
+1. normref's torch RMSNorm (normref.bench.budgets): forward ≥ 2× faster than
+   torch.nn.RMSNorm, ≤ 1.35× a copy of the same tensor, equal within 1e-5,
+   forward+backward no slower than torch.nn.RMSNorm's, gradcheck in float64.
+2. Build: a cold build of both languages (fresh NORMREF_CACHE and notebook
+   cache, in a temporary copy of the tree) ≤ 90 s; a warm build with no change
+   ≤ 1.25× a build of the same pages with figure and notebook work disabled
+   (NORMREF_NO_GENERATED=1); editing one page under `mkdocs serve` rebuilds in
+   ≤ 3 s (a real server on a free local port; we time from the edit until the
+   served page shows it, and until the server logs the reload).
+3. Page weight, loaded in headless Chromium from a local server (document,
+   CSS, JS and fonts; images and the search index are left out): a page
+   without math or widgets ≤ 1.05× a plain Material page of the same text;
+   the formulas page (or, where it does not exist yet, the first page with
+   math) ≤ 2.5× that plain page. The plain page is a one-page Material site
+   with the same article and table of contents and our theme settings
+   (palette, features), without our hooks, extra CSS/JS or KaTeX; the inline CSS of notebook pages before and
+   after pruning; zero requests to any other host.
+
+Usage: python tools/perf.py [--only rmsnorm,build,serve,weight] [--json PATH]
+Exit status 1 if a measured budget does not hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def verdict(ok: bool) -> str:
+    return "holds" if ok else "FAILS"
+
+
+# ---------------------------------------------------------------- a copy of the tree
+
+
+def copy_tree(dest: Path) -> Path:
+    """Tracked and untracked-but-not-ignored files of the repo, copied to dest."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for f in filter(None, files):
+        src = ROOT / f
+        if src.is_file() and not src.is_symlink():
+            (dest / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / f)
+    return dest
+
+
+def build(tree: Path, out: Path, extra_env: dict | None = None) -> float:
+    """Strict build of both languages in ``tree``; seconds."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NORMREF_CACHE=str(tree / ".cache" / "normref"), **(extra_env or {}))
+    env.pop("PYTHONPATH", None)
+    t0 = time.perf_counter()
+    for cfg, dest in (("mkdocs.yml", out), ("mkdocs.en.yml", out / "en")):
+        p = subprocess.run([PY, "-m", "mkdocs", "build", "--strict", "-q", "-f", cfg, "-d", str(dest)], cwd=tree,
+                           env=env, capture_output=True, text=True)
+        if p.returncode:
+            raise SystemExit(f"build of {cfg} failed:\n{p.stderr[-3000:]}")
+    return time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------- 1. RMSNorm
+
+
+def rmsnorm_budgets(res: dict) -> bool:
+    sys.path.insert(0, str(ROOT))
+    from normref.bench import budgets, machine_info
+
+    say("== 1. normref RMSNorm (float32, 4096 × 4096, 2 threads, medians of interleaved repeats)")
+    b = budgets()
+    m = machine_info(2)
+    say(f"   machine: {m['cpu_model']}, {m['cpu_cores']} cores, torch {m['torch']}")
+    ms = b["median_ms"]
+    say(f"   medians: copy {ms['copy']:.1f} ms, normref {ms['ours']:.1f} ms, torch.nn.RMSNorm {ms['torch']:.1f} ms; "
+        f"fwd+bwd normref {ms['ours_fb']:.1f} ms, torch.nn.RMSNorm {ms['torch_fb']:.1f} ms")
+    rows = [
+        ("forward: torch.nn.RMSNorm / normref", b["speedup_vs_torch_nn"], ">= 2", b["holds"]["speedup_vs_torch_nn >= 2"]),
+        ("forward: normref / x.clone()", b["over_copy"], "<= 1.35", b["holds"]["over_copy <= 1.35"]),
+        ("max |normref − torch.nn.RMSNorm|", b["max_abs_diff"], "<= 1e-5", b["holds"]["max_abs_diff <= 1e-5"]),
+        ("fwd+bwd: normref / torch.nn.RMSNorm", b["fb_over_torch_nn"], "<= 1", b["holds"]["fb_over_torch_nn <= 1"]),
+        ("gradcheck (float64)", float(b["gradcheck"]), "passes", b["gradcheck"]),
+    ]
+    for name, v, bound, ok in rows:
+        say(f"   {name:<40} {v:>10.3g}  (budget {bound}): {verdict(ok)}")
+    res["rmsnorm"] = {**b, "machine": m}
+    return all(b["holds"].values())
+
+
+# ---------------------------------------------------------------- 2. builds
+
+
+def build_budgets(res: dict, tree: Path, repeats: int = 3) -> bool:
+    say("== 2. build (both languages, strict, fresh caches in a copy of the tree)")
+    for d in (tree / ".cache", tree / "site"):
+        shutil.rmtree(d, ignore_errors=True)
+    cold = build(tree, tree / "site")
+    say(f"   cold build {cold:.1f} s (budget <= 90 s): {verdict(cold <= 90)}")
+    build(tree, tree / "site", {"NORMREF_NO_GENERATED": "1"})  # the plain build's own notebook cache
+    warm, plain = [], []
+    for _ in range(repeats):  # interleaved: load from other processes hits both alike
+        warm.append(build(tree, tree / "site"))
+        plain.append(build(tree, tree / "site-plain", {"NORMREF_NO_GENERATED": "1"}))
+    w, p = statistics.median(warm), statistics.median(plain)
+    say(f"   warm build {w:.1f} s, without figure/notebook work {p:.1f} s (medians of {repeats}): "
+        f"ratio {w / p:.2f} (budget <= 1.25): {verdict(w / p <= 1.25)}")
+    res["build"] = {"cold_s": cold, "warm_s": warm, "no_generated_s": plain, "warm_over_no_generated": w / p}
+    return cold <= 90 and w / p <= 1.25
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def serve_budget(res: dict, tree: Path, edits: int = 3) -> bool:
+    say("== 2b. edit one page under mkdocs serve (the zh config, which also rebuilds en)")
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NORMREF_CACHE=str(tree / ".cache" / "normref"),
+               NORMREF_SITE_URL=f"http://127.0.0.1:{port}/")
+    env.pop("PYTHONPATH", None)
+    log = tree / "serve.log"
+    with open(log, "w") as lf:
+        proc = subprocess.Popen([PY, "-m", "mkdocs", "serve", "--strict", "-f", "mkdocs.yml", "-a", f"127.0.0.1:{port}"],
+                                cwd=tree, env=env, stdout=lf, stderr=subprocess.STDOUT, text=True)
+    page = tree / "docs" / "zh" / "index.md"
+    original = page.read_text(encoding="utf-8")
+    url = f"http://127.0.0.1:{port}/"
+    times, logged = [], []
+    try:
+        t0 = time.perf_counter()
+        while "Serving on" not in log.read_text() and time.perf_counter() - t0 < 300:
+            if proc.poll() is not None:
+                raise SystemExit(f"mkdocs serve exited:\n{log.read_text()[-3000:]}")
+            time.sleep(0.2)
+        while _get(url) is None and time.perf_counter() - t0 < 300:
+            time.sleep(0.2)
+        time.sleep(2)  # let the first en build finish
+        for k in range(edits):
+            marker = f"perf-edit-marker-{k}-{time.time_ns()}"
+            n_reload = log.read_text().count("Reloading browsers")
+            page.write_text(original + f"\n\n{marker}\n", encoding="utf-8")
+            t0 = time.perf_counter()
+            seen = reloaded = None
+            while time.perf_counter() - t0 < 60 and (seen is None or reloaded is None):
+                if seen is None and marker in (_get(url) or ""):
+                    seen = time.perf_counter() - t0
+                if reloaded is None and log.read_text().count("Reloading browsers") > n_reload:
+                    reloaded = time.perf_counter() - t0
+                time.sleep(0.05)
+            if seen is None or reloaded is None:
+                raise SystemExit(f"the edit was not served within 60 s:\n{log.read_text()[-3000:]}")
+            times.append(seen)
+            logged.append(reloaded)
+            time.sleep(1.5)
+    finally:
+        page.write_text(original, encoding="utf-8")
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    s, r = statistics.median(times), statistics.median(logged)
+    say(f"   edit → served page changed {s:.2f} s, → reload logged {r:.2f} s "
+        f"(medians of {edits}; budget <= 3 s): {verdict(s <= 3)}")
+    res["serve"] = {"edit_to_served_s": times, "edit_to_reload_logged_s": logged}
+    return s <= 3
+
+
+# ---------------------------------------------------------------- 3. page weight
+
+
+@contextlib.contextmanager
+def http_server(folder: Path):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/"
+    finally:
+        srv.shutdown()
+
+
+def first_load(browser, url: str) -> dict:
+    """Bytes of the first load of ``url`` by type, and any request to another host."""
+    from urllib.parse import urlparse
+
+    host = urlparse(url).netloc
+    page = browser.new_page()
+    got = {"document": 0, "stylesheet": 0, "script": 0, "font": 0, "other": 0}
+    external, skipped = [], 0
+    lock = threading.Lock()
+
+    def on_request(req):
+        if urlparse(req.url).scheme in ("http", "https", "ws", "wss") and urlparse(req.url).netloc != host:
+            external.append(req.url)
+
+    def on_finished(req):
+        nonlocal skipped
+        if req.resource_type == "image" or req.url.endswith("search_index.json"):
+            skipped += 1
+            return
+        try:
+            n = req.sizes()["responseBodySize"]
+        except Exception:
+            n = 0
+        with lock:
+            kind = req.resource_type if req.resource_type in got else "other"
+            got[kind] += n
+
+    page.on("request", on_request)
+    page.on("requestfinished", on_finished)
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(300)
+    page.close()
+    got["total"] = sum(v for k, v in got.items())
+    return {"bytes": got, "external": external}
+
+
+def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path) -> Path:
+    """A one-page Material site holding the same article, with our theme settings (palette,
+    features, language) but none of our additions (hooks, extra CSS/JS, KaTeX); its site folder.
+
+    The article's headings become Markdown headings again, so the plain page gets the same
+    table of contents; everything between them is kept as raw HTML.
+    """
+    import yaml
+
+    text = html_page.read_text(encoding="utf-8")
+    m = re.search(r'<article class="md-content__inner md-typeset">(.*?)</article>', text, re.S)
+    article = m.group(1) if m else ""
+    article = re.sub(r'<a href="[^"]*" title="[^"]*" class="md-content__button md-icon".*?</a>', "", article, flags=re.S)
+    md = []
+    for part in re.split(r"(<h[1-6][^>]*>.*?</h[1-6]>)", article, flags=re.S):
+        h = re.match(r"<h([1-6])[^>]*>(.*?)</h[1-6]>", part, re.S)
+        if h:
+            title = re.sub(r"<[^>]+>", "", re.sub(r'<a class="headerlink".*?</a>', "", h.group(2), flags=re.S)).strip()
+            md.append("#" * int(h.group(1)) + " " + title)
+        elif part.strip():
+            md.append(f'<div markdown="0">\n{part.strip()}\n</div>')
+    d = workdir / f"plain-{lang}"
+    shutil.rmtree(d, ignore_errors=True)
+    (d / "docs").mkdir(parents=True)
+    (d / "docs" / "index.md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and friends
+    ours = yaml.load((tree / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    theme = {k: v for k, v in ours["theme"].items() if k != "custom_dir"}
+    theme["language"] = lang
+    cfg = {"site_name": "plain", "site_url": "http://127.0.0.1:8000/", "theme": theme,
+           "markdown_extensions": ["md_in_html", {"toc": {"permalink": True}}], "plugins": [{"search": {"lang": lang}}]}
+    (d / "mkdocs.yml").write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    p = subprocess.run([PY, "-m", "mkdocs", "build", "-q", "-f", "mkdocs.yml", "-d", "site"], cwd=d, env=env,
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"plain reference build failed:\n{p.stderr[-2000:]}")
+    return d / "site"
+
+
+def _classify(site: Path) -> dict:
+    """zh pages by kind: math, widget, notebook, plain (none of these)."""
+    kinds = {"math": [], "widget": [], "notebook": [], "plain": []}
+    for p in sorted(site.rglob("index.html")):
+        rel = p.relative_to(site)
+        if rel.parts and rel.parts[0] in ("en", "assets", "search"):
+            continue
+        t = p.read_text(encoding="utf-8")
+        if 'class="jupyter-wrapper"' in t:
+            kinds["notebook"].append(rel)
+        elif 'class="katex"' in t:
+            kinds["math"].append(rel)
+        elif 'id="nr-data-' in t:
+            kinds["widget"].append(rel)
+        else:
+            kinds["plain"].append(rel)
+    return kinds
+
+
+def _style_bytes(html: str) -> int:
+    return sum(len(m.group(1).encode()) for m in re.finditer(r"<style[^>]*>(.*?)</style>", html, re.S | re.I))
+
+
+def weight_budgets(res: dict, tree: Path) -> bool:
+    from playwright.sync_api import sync_playwright
+
+    say("== 3. page weight (first load in headless Chromium: document + CSS + JS + fonts; images and the "
+        "search index left out)")
+    site = tree / "site"
+    if not (site / "index.html").exists():
+        build(tree, site)
+    kinds = _classify(site)
+    ok = True
+    out = {"pages": {}}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        external = []
+        with http_server(site) as base:
+            def load(rel):
+                r = first_load(browser, base + ("" if rel.parent == Path(".") else rel.parent.as_posix() + "/"))
+                external.extend(r["external"])
+                return r
+
+            plain_pages = kinds["plain"] or []
+            math_pages = sorted(kinds["math"], key=lambda r: (r.parts[0] != "formulas", str(r)))
+            ratios_plain = []
+            for rel in plain_pages:
+                ours = load(rel)
+                with http_server(plain_reference(site / rel, "zh", tree, tree)) as pbase:
+                    ref = first_load(browser, pbase)
+                r = ours["bytes"]["total"] / ref["bytes"]["total"]
+                ratios_plain.append(r)
+                out["pages"][str(rel)] = {"ours": ours["bytes"], "plain_material": ref["bytes"], "ratio": r}
+                say(f"   {str(rel):<36} {ours['bytes']['total'] / 1024:7.1f} KiB vs plain Material page of the same "
+                    f"text {ref['bytes']['total'] / 1024:7.1f} KiB: {r:.3f} (budget <= 1.05): {verdict(r <= 1.05)}")
+                ok &= r <= 1.05
+            if not plain_pages:
+                say("   (no page without math or widgets in this build yet)")
+            if math_pages:
+                rel = math_pages[0]
+                ours = load(rel)
+                with http_server(plain_reference(site / rel, "zh", tree, tree)) as pbase:
+                    ref = first_load(browser, pbase)
+                r = ours["bytes"]["total"] / ref["bytes"]["total"]
+                out["pages"][str(rel)] = {"ours": ours["bytes"], "plain_material": ref["bytes"], "ratio": r, "math": True}
+                say(f"   formulas page {str(rel):<22} {ours['bytes']['total'] / 1024:7.1f} KiB vs plain Material page "
+                    f"of the same text {ref['bytes']['total'] / 1024:7.1f} KiB: {r:.2f} (budget <= 2.5): {verdict(r <= 2.5)}"
+                    f"  [KaTeX CSS+fonts {(ours['bytes']['stylesheet'] + ours['bytes']['font'] - ref['bytes']['stylesheet'] - ref['bytes']['font']) / 1024:.1f} KiB]")
+                ok &= r <= 2.5
+            for rel in kinds["notebook"]:
+                page_html = (site / rel).read_text(encoding="utf-8")
+                nb_src = next((tree / "docs" / "zh").glob(str(rel.parent) + ".*"), None)
+                before = None
+                if nb_src is not None:
+                    from mkdocs_jupyter import convert
+
+                    before = _style_bytes(convert.nb2html(str(nb_src), execute=False))
+                after = _style_bytes(page_html)
+                ours = load(rel)
+                out["pages"][str(rel)] = {"ours": ours["bytes"], "inline_css_before": before, "inline_css_after": after}
+                say(f"   notebook {str(rel):<27} inline CSS {before / 1024 if before else float('nan'):.0f} KiB → "
+                    f"{after / 1024:.0f} KiB after pruning; first load {ours['bytes']['total'] / 1024:.0f} KiB")
+            for rel in [Path("index.html"), Path("en/index.html")]:
+                if (site / rel).exists():
+                    load(rel)
+        browser.close()
+    # Static check too: no <script src>, <link href>, <img src> or CSS url() pointing at another host.
+    static = []
+    for p in site.rglob("*"):
+        if p.suffix in (".html", ".css", ".js") and p.is_file():
+            t = p.read_text(encoding="utf-8", errors="replace")
+            for m in re.finditer(r'<(script|img|iframe|source|link)\b[^>]*>', t):
+                tag = m.group(0)
+                if m.group(1) == "link" and re.search(r'rel="(canonical|alternate|prev|next)"', tag):
+                    continue  # navigation hints, never fetched
+                if re.search(r'\s(?:src|href)="(?:https?:)?//', tag):
+                    static.append(f"{p.relative_to(site)}: {tag[:160]}")
+            if p.suffix == ".css":
+                static += [f"{p.relative_to(site)}: {u}" for u in re.findall(r"url\(\s*['\"]?(https?://[^)'\"]+)", t)]
+    n_ext = len(set(external)) + len(static)
+    say(f"   requests to other hosts: {len(set(external))} while loading pages, {len(static)} in the built files "
+        f"(budget 0): {verdict(n_ext == 0)}")
+    for u in sorted(set(external))[:10] + static[:10]:
+        say(f"     {u}")
+    out["external_requests"] = sorted(set(external)) + static
+    res["weight"] = out
+    return ok and n_ext == 0
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="rmsnorm,build,serve,weight", help="comma-separated parts to run")
+    ap.add_argument("--json", type=Path, help="write the measurements as JSON")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary copy of the tree")
+    a = ap.parse_args(argv)
+    parts = set(a.only.split(","))
+    bad = parts - {"rmsnorm", "build", "serve", "weight"}
+    if bad:
+        ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
+    res, ok = {}, True
+    t0 = time.perf_counter()
+    if "rmsnorm" in parts:
+        ok &= rmsnorm_budgets(res)
+    tmp = Path(tempfile.mkdtemp(prefix="normref-perf-"))
+    try:
+        tree = copy_tree(tmp / "tree")
+        if "build" in parts:
+            ok &= build_budgets(res, tree)
+        if "serve" in parts:
+            if not (tree / ".cache").exists():
+                build(tree, tree / "site")  # serve budgets are about a warm rebuild
+            ok &= serve_budget(res, tree)
+        if "weight" in parts:
+            ok &= weight_budgets(res, tree)
+    finally:
+        if a.keep:
+            say(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    say(f"== all budgets {'hold' if ok else 'do NOT all hold'} ({time.perf_counter() - t0:.0f} s; "
+        f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    if a.json:
+        a.json.write_text(json.dumps(res, indent=1, default=str) + "\n", encoding="utf-8")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
