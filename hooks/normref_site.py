@@ -6,6 +6,8 @@ running a snippet); it only expands page directives and registers files.
 Page directives (one per line or inline):
   [[figure: NAME]]    the figure, light and dark variants, localised alt text and caption
   [[snippet: FILE]]   snippets/FILE verbatim (pymdownx.snippets), then what it prints
+  [[snippet-code: FILE]]  the same without its output: for timings, which differ
+                      from run to run (two builds must give the same bytes)
   [[value: NAME]]     a number from normref.values, in the page's language
   [[data: NAME]]      JSON from normref.data for a widget, embedded as
                       <script type="application/json" id="nr-data-NAME">
@@ -55,7 +57,7 @@ log = logging.getLogger("mkdocs.hooks.normref")
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
-DIRECTIVE = re.compile(r"\[\[(figure|snippet|value|data):\s*([^\]\s]+)\s*\]\]")
+DIRECTIVE = re.compile(r"\[\[(figure|snippet-code|snippet|value|data):\s*([^\]\s]+)\s*\]\]")
 SNIPPET_TIMEOUT_S = 300
 
 _stats: dict = {}
@@ -209,6 +211,14 @@ def run_snippet(name: str) -> tuple[str, bool]:
     return proc.stdout, False
 
 
+def _snippet_code_md(name: str) -> str:
+    # For a snippet whose output is a timing on the reader's machine: its output is
+    # not reproducible, so the page shows the code only (the tests still run it).
+    if not (SNIPPETS / name).is_file():
+        raise FileNotFoundError(f"snippet {name!r} not found in {SNIPPETS}")
+    return f'```python title="snippets/{name}"\n--8<-- "{name}"\n```'
+
+
 def _snippet_md(name: str, lang: str) -> str:
     out, hit = run_snippet(name)
     _stats["snip_hit" if hit else "snip_miss"] += 1
@@ -229,6 +239,8 @@ def on_page_markdown(markdown, page, config, files):
                 return _figure_md(name, lang, page)
             if kind == "snippet":
                 return _snippet_md(name, lang)
+            if kind == "snippet-code":
+                return _snippet_code_md(name)
             if kind == "data":
                 # "</" cannot occur inside a script element; escape it in the JSON.
                 payload = data.to_json(data.get(name, lang)).replace("</", "<\\/")
