@@ -208,6 +208,24 @@ def on_page_content(html_text, page, config, files):
     return new
 
 
+# ---------------------------------------------------------------- notebook pages
+
+# nbconvert's template loads MathJax from a URL (empty here: a request for the
+# page itself) and carries a mermaid loader that imports from a CDN. Our
+# notebooks use neither, and the site must make no request to another host.
+_NB_MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
+_NB_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>', re.S)
+
+
+def on_post_page(output, page, config):
+    if page.file.src_uri.startswith("notebooks/") and page.file.src_uri.endswith((".py", ".ipynb")):
+        output = _NB_MERMAID.sub("", _NB_MATHJAX.sub("", output))
+        if "mathjax" in output.lower() or "cdnjs" in output:
+            raise PluginError(f"{page.file.src_uri}: could not strip nbconvert's MathJax/mermaid loaders; "
+                              "the notebook template changed")
+    return output
+
+
 # ---------------------------------------------------------------- report
 
 

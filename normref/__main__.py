@@ -7,7 +7,8 @@ import importlib
 import sys
 
 # Each command lives next to the code it drives; its module has
-# add_arguments(parser) and run(args) -> exit code.
+# add_arguments(parser) and run(args) -> exit code. Only the chosen command's
+# module is imported, so `figures` does not pay for torch or the model loaders.
 COMMANDS = {
     "figures": ("normref.figures.cli", "render every figure of the site into a folder"),
     "activations": ("normref.models.cli", "per-layer norm statistics of a real model, as JSON"),
@@ -16,19 +17,23 @@ COMMANDS = {
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="python -m normref", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    modules = {}
-    for name, (modname, help_) in COMMANDS.items():
+    subparsers = {name: sub.add_parser(name, help=help_, description=help_) for name, (_, help_) in COMMANDS.items()}
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    module = None
+    if chosen in COMMANDS:
+        modname = COMMANDS[chosen][0]
         try:
-            modules[name] = importlib.import_module(modname)
+            module = importlib.import_module(modname)
         except ModuleNotFoundError as e:
-            if e.name != modname:
+            if e.name is None or not modname.startswith(e.name):
                 raise
-            continue  # command not built yet
-        modules[name].add_arguments(sub.add_parser(name, help=help_, description=help_))
+            parser.error(f"command {chosen!r} is not available in this version of normref")
+        module.add_arguments(subparsers[chosen])
     args = parser.parse_args(argv)
-    return modules[args.command].run(args)
+    return module.run(args)
 
 
 if __name__ == "__main__":

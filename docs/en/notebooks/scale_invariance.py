@@ -29,7 +29,7 @@ print("input L2, smallest and largest:", r["l2_in"].min().round(3), r["l2_in"].m
 print("output L2, smallest and largest:", r["l2_out"].min().round(6), r["l2_out"].max().round(6))
 
 # %% [markdown]
-# The input length spans two orders of magnitude; the output length does not move from $\sqrt{d}$.
+# The input length spans two orders of magnitude; the output length does not move from sqrt(d).
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.4))

@@ -28,7 +28,7 @@ print("输入 L2 的最小值与最大值：", r["l2_in"].min().round(3), r["l2_
 print("输出 L2 的最小值与最大值：", r["l2_out"].min().round(6), r["l2_out"].max().round(6))
 
 # %% [markdown]
-# 输入长度跨了两个数量级，输出长度却始终停在 $\sqrt{d}$。
+# 输入长度跨了两个数量级，输出长度却始终停在 sqrt(d)。
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.4))

@@ -1,0 +1,201 @@
+"""The built site: both languages, strict, offline, cached, and saying what normref computes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from conftest import ROOT, build_site, lang_root, pages
+from normref import figures, values
+
+pytestmark = pytest.mark.build
+
+LANGS = ("zh", "en")
+URL = re.compile(r"""(?:src|href|srcset|content)\s*=\s*["']\s*((?:https?:)?//[^"'\s]+)""", re.I)
+CSS_URL = re.compile(r"""url\(\s*["']?((?:https?:)?//[^)"']+)""", re.I)
+ABS_URL = re.compile(r"https?://[A-Za-z0-9.\-]+[^\s\"'`)]*")
+
+# URLs inside Material's own JS bundle, each fetched only under a condition our
+# site never meets (asserted below): mermaid diagrams, a missing ResizeObserver
+# (every current browser has it), a repo_url for GitHub facts; the rest are
+# comments and licence strings.
+MATERIAL_BUNDLE_URLS = (
+    "https://unpkg.com/mermaid", "https://unpkg.com/resize-observer-polyfill",
+    "https://api.github.com/users/", "https://api.github.com/repos/",
+    "https://clipboardjs.com/", "http://lunrjs.com", "http://tartarus.org/", "https://bit.ly/2s3ChXG",
+)
+XML_NAMESPACES = ("http://www.w3.org/",)
+
+
+def rel_pages(site: Path, lang: str) -> set[str]:
+    root = lang_root(site, lang)
+    return {str(p.relative_to(root)) for p in pages(site, lang)}
+
+
+def test_both_languages_built(site):
+    zh = (site / "index.html").read_text(encoding="utf-8")
+    en = (site / "en" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="zh"' in zh and '<html lang="en"' in en
+    assert "归一化演进" in zh and "How normalization evolved" in en
+
+
+def test_zh_and_en_page_sets_match(site):
+    zh, en = rel_pages(site, "zh"), rel_pages(site, "en")
+    assert zh == en, f"only zh: {sorted(zh - en)}; only en: {sorted(en - zh)}"
+    assert len(zh) >= 3
+
+
+def test_no_resource_from_another_host(site):
+    offenders = []
+    for f in site.rglob("*"):
+        if f.suffix == ".html":
+            text = f.read_text(encoding="utf-8")
+            # <a href> to a paper is a link the reader may follow, not a request the page makes.
+            text = re.sub(r"<a\s[^>]*>", "<a>", text)
+            # rel=canonical/alternate name this page's own public address; not a request.
+            text = re.sub(r'<link\s[^>]*rel="(?:canonical|alternate)"[^>]*>', "", text)
+            offenders += [(f, u) for u in URL.findall(text)]
+            offenders += [(f, u) for u in CSS_URL.findall(text)]
+        elif f.suffix == ".css":
+            offenders += [(f, u) for u in CSS_URL.findall(f.read_text(encoding="utf-8"))]
+        elif f.suffix == ".js":
+            for u in ABS_URL.findall(f.read_text(encoding="utf-8")):
+                if u.startswith(XML_NAMESPACES):
+                    continue
+                if "bundle." in f.name and u.startswith(MATERIAL_BUNDLE_URLS):
+                    continue
+                if "/lunr/" in str(f) or "/workers/" in str(f):
+                    continue  # licence headers of the search engine, never fetched
+                offenders.append((f, u))
+    assert not offenders, "\n".join(f"{p.relative_to(site)}: {u}" for p, u in offenders[:20])
+    # The conditions under which Material's bundle would fetch those URLs never hold here.
+    for lang in LANGS:
+        for p in pages(site, lang):
+            assert 'class="mermaid"' not in p.read_text(encoding="utf-8")
+    assert "repo_url" not in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_math_is_typeset_at_build_time(site):
+    for lang in LANGS:
+        html = (lang_root(site, lang) / "index.html").read_text(encoding="utf-8")
+        assert 'class="katex' in html and "arithmatex" not in html
+        assert "katex.min.css" in html
+    assert (site / "assets" / "katex" / "katex.min.css").is_file()
+    fonts = list((site / "assets" / "katex" / "fonts").glob("*.woff2"))
+    assert len(fonts) >= 20
+    css = (site / "assets" / "katex" / "katex.min.css").read_text(encoding="utf-8")
+    for ref in re.findall(r"url\(([^)]+)\)", css):
+        assert (site / "assets" / "katex" / ref).is_file(), f"katex.min.css points at missing {ref}"
+
+
+def test_pages_state_what_normref_computes(site):
+    for lang in LANGS:
+        html = (lang_root(site, lang) / "index.html").read_text(encoding="utf-8")
+        for name in ("worked.x", "worked.rms", "worked.y", "scale.sqrt_d", "scale.d"):
+            assert values.get(name, lang) in html, (lang, name)
+        assert "[[" not in html.replace("[[0", ""), "an unexpanded directive is left in the page"
+
+
+def test_figures_are_registered_files_with_localised_alt_text(site):
+    for lang in LANGS:
+        root = lang_root(site, lang)
+        html = (root / "index.html").read_text(encoding="utf-8")
+        spec = figures.get("scale_invariance")
+        for theme in ("light", "dark"):
+            assert (root / "figures" / f"scale_invariance-{theme}.svg").is_file()
+            assert f'scale_invariance-{theme}.svg#only-{theme}' in html
+        assert spec.alt[lang].split("，")[0].split(",")[0][:20] in html
+    assert not list((ROOT / "docs").rglob("*.svg")), "generated figures must not be written into docs/"
+
+
+def test_snippet_included_verbatim_with_its_output(site):
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert "snippets/worked_example.py" in html
+    assert "agrees with by-hand : True" in html
+
+
+def test_notebook_executed_in_both_languages(site):
+    for lang in LANGS:
+        html = (lang_root(site, lang) / "notebooks" / "scale_invariance" / "index.html").read_text(encoding="utf-8")
+        assert "sqrt(d) = 16.0" in html, f"{lang} notebook has no executed output"
+        assert "cdn.jsdelivr" not in html and "cdnjs" not in html and "mathjax" not in html.lower()
+
+
+def test_each_language_has_its_own_search_index(site):
+    zh = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    en = json.loads((site / "en" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert zh["config"]["lang"] == ["zh"] and en["config"]["lang"] == ["en"]
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    assert not any(cjk.search(d["title"] + d["text"]) for d in en["docs"] if not d["location"].startswith("notebooks")), \
+        "the English search index holds Chinese text"
+    assert all(not d["location"].startswith("en/") for d in zh["docs"]), "the Chinese index holds English pages"
+
+
+def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, tmp_path):
+    proc = build_site(tmp_path / "again")
+    for lang in LANGS:
+        assert re.search(rf"normref \[{lang}\]: figures 0 rendered, \d+ from cache; snippets 0 run", proc.stderr), proc.stderr
+    assert "Cache miss" not in proc.stderr and proc.stderr.count("Cache hit") >= 2
+
+
+# ------------------------------------------------------------------ the hook fails loudly, naming the culprit
+
+
+def _hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("normref_site_hook", ROOT / "hooks" / "normref_site.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _page(src="broken.md", url="broken/"):
+    return SimpleNamespace(file=SimpleNamespace(src_uri=src), url=url)
+
+
+CONFIG = SimpleNamespace(theme={"language": "en"})
+
+
+@pytest.mark.parametrize("directive,words", [
+    ("[[figure: nope]]", "unknown figure 'nope'"),
+    ("[[value: nope]]", "unknown value 'nope'"),
+    ("[[snippet: nope.py]]", "snippet 'nope.py' not found"),
+])
+def test_broken_reference_fails_the_build_naming_it(directive, words):
+    with pytest.raises(PluginError) as info:
+        _hook().on_page_markdown(f"text {directive} text", page=_page(), config=CONFIG, files=None)
+    assert "broken.md" in str(info.value) and words in str(info.value)
+
+
+def test_bad_formula_fails_the_build_naming_it():
+    html = r'<p><span class="arithmatex">\(\frac{1}{\)</span></p>'
+    with pytest.raises(PluginError, match=r"broken\.md: KaTeX cannot typeset"):
+        _hook().on_page_content(html, page=_page(), config=CONFIG, files=None)
+
+
+def test_math_page_gets_the_stylesheet_and_plain_page_does_not():
+    hook = _hook()
+    out = hook.on_page_content(r'<p><span class="arithmatex">\(x^2\)</span></p>', page=_page(url="a/b/"), config=CONFIG,
+                               files=None)
+    assert '<link rel="stylesheet" href="../../assets/katex/katex.min.css">' in out and 'class="katex"' in out
+    assert "katex" not in hook.on_page_content("<p>no math</p>", page=_page(), config=CONFIG, files=None)
+
+
+def test_no_raw_tex_left_in_any_page(site):
+    """A `$x = $` with a space before the closing dollar is not math to arithmatex and
+    shows up as raw TeX; catch that (and any other untypeset TeX) in the visible text."""
+    raw = re.compile(r"\$[^$<\n]{1,80}\$|\$[^$<]{0,80}\\[A-Za-z]+|\\\(|\\\[")
+    problems = []
+    for lang in LANGS:
+        for p in pages(site, lang):
+            html = p.read_text(encoding="utf-8")
+            html = re.sub(r"<(pre|code|script|style|annotation)[\s>].*?</\1>", "", html, flags=re.S)
+            for m in raw.finditer(re.sub(r"<[^>]+>", "", html)):
+                problems.append(f"{p.relative_to(site)}: …{m.group(0)[:60]}…")
+    assert not problems, "\n".join(problems[:20])

@@ -1,0 +1,81 @@
+"""The figure pipeline: registry, determinism, cache, and the CLI that works without MkDocs."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from normref import cache, figures
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_figure_has_alt_and_caption_in_both_languages():
+    assert figures.names(), "no figure registered"
+    for name in figures.names():
+        spec = figures.get(name)
+        for lang in figures.LANGS:
+            assert spec.alt[lang].strip() and spec.caption[lang].strip(), (name, lang)
+        assert spec.alt["zh"] != spec.alt["en"], f"{name}: alt text is not translated"
+
+
+def test_unknown_figure_and_bad_arguments_are_clear_errors():
+    with pytest.raises(KeyError, match="unknown figure 'nope'"):
+        figures.get("nope")
+    with pytest.raises(ValueError, match="lang must be one of"):
+        figures.render_svg("scale_invariance", "fr", "light")
+    with pytest.raises(ValueError, match="theme must be one of"):
+        figures.render_svg("scale_invariance", "en", "sepia")
+    with pytest.raises(ValueError, match="alt text missing for en"):
+        figures.figure("x", alt={"zh": "图"}, caption={"zh": "a", "en": "b"})(lambda lang, theme: None)
+
+
+def test_render_is_deterministic_localised_and_themed():
+    a = figures.render_svg("scale_invariance", "zh", "light")
+    b = figures.render_svg("scale_invariance", "zh", "light")
+    assert a == b, "two renders differ: SVG output must be byte-identical"
+    assert b"<dc:date>" not in a and not re.search(rb"\d{4}-\d\d-\d\dT\d\d:\d\d", a)
+    assert a != figures.render_svg("scale_invariance", "en", "light")
+    assert a != figures.render_svg("scale_invariance", "zh", "dark")
+
+
+def test_cache_hits_on_second_render(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path))
+    svg1, hit1 = figures.render_cached("scale_invariance", "en", "dark")
+    svg2, hit2 = figures.render_cached("scale_invariance", "en", "dark")
+    assert (hit1, hit2) == (False, True) and svg1 == svg2
+    assert len(list((tmp_path / "figures").glob("*.svg"))) == 1
+
+
+def test_cache_key_changes_with_the_code_it_depends_on():
+    spec = figures.get("scale_invariance")
+    key = cache.make_key("figure", "scale_invariance", ("en", "light"), spec.modules)
+    assert key == cache.make_key("figure", "scale_invariance", ("en", "light"), spec.modules)
+    assert key != cache.make_key("figure", "scale_invariance", ("en", "light"), spec.modules + ("normref.nn",))
+    assert key != cache.make_key("figure", "scale_invariance", ("zh", "light"), spec.modules)
+
+
+def test_cli_renders_every_figure_without_mkdocs(tmp_path):
+    env = dict(os.environ, NORMREF_CACHE=str(tmp_path / "cache"))
+    # A guard module that makes any MkDocs import fail proves the CLI does not need it.
+    guard = tmp_path / "guard"
+    (guard / "mkdocs").mkdir(parents=True)
+    (guard / "mkdocs" / "__init__.py").write_text("raise ImportError('normref must not import mkdocs')\n")
+    env["PYTHONPATH"] = os.pathsep.join([str(guard), str(ROOT)])
+    out = tmp_path / "figs"
+    cmd = [sys.executable, "-m", "normref", "figures", "--out", str(out), "--only", "scale_invariance"]
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "cache: 0 hit" in p.stdout
+    written = sorted(str(f.relative_to(out)) for f in out.rglob("*.svg"))
+    assert written == [f"{lang}/scale_invariance-{theme}.svg" for lang in ("en", "zh") for theme in ("dark", "light")]
+    p2 = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert "4 hit, 0 miss" in p2.stdout, p2.stdout
+    bad = subprocess.run([sys.executable, "-m", "normref", "figures", "--out", str(out), "--only", "nope"],
+                         cwd=ROOT, env=env, capture_output=True, text=True)
+    assert bad.returncode != 0 and "unknown figure 'nope'" in bad.stderr
