@@ -220,6 +220,9 @@ _NB_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(
 def on_post_page(output, page, config):
     if page.file.src_uri.startswith("notebooks/") and page.file.src_uri.endswith((".py", ".ipynb")):
         output = _NB_MERMAID.sub("", _NB_MATHJAX.sub("", output))
+        # A code cell that scrolls sideways must take keyboard focus (WCAG 2.1.1),
+        # as Material's own code blocks do.
+        output = output.replace('<div class="highlight-ipynb ', '<div tabindex="0" class="highlight-ipynb ')
         if "mathjax" in output.lower() or "cdnjs" in output:
             raise PluginError(f"{page.file.src_uri}: could not strip nbconvert's MathJax/mermaid loaders; "
                               "the notebook template changed")

@@ -200,6 +200,8 @@ class Tab:
 
     def instant(self, target: str):
         """Follow the site's own link to `target` (as the reader's click would) and wait for it."""
+        # Material intercepts links only once it has fetched the sitemap.
+        self.page.wait_for_load_state("networkidle")
         clicked = self.page.evaluate(
             """(target) => {
                 const a = [...document.querySelectorAll('a[href]')].find(a => a.href.split('#')[0] === target);
@@ -554,6 +556,14 @@ _KATEX_CHECK = """async () => {
 
 
 def _check_math(tab: Tab, where: str):
+    # After an instant navigation the page's KaTeX stylesheet (a <link> in the
+    # swapped-in content) loads asynchronously: give it a moment, then check.
+    try:
+        tab.page.wait_for_function(
+            "() => { const k = document.querySelector('article .katex');"
+            " return k && getComputedStyle(k).fontFamily.includes('KaTeX_Main'); }", timeout=5000)
+    except PlaywrightTimeout:
+        pass  # the assertions below say what is missing
     got = tab.page.evaluate(_KATEX_CHECK)
     assert got["n"] > 0, where
     assert got["empty"] == 0, f"{where}: {got['empty']} of {got['n']} formulas have no size"
@@ -588,7 +598,13 @@ def test_math_renders_and_survives_instant_navigation(clean_tab, served, lang):
 def _set_scheme(tab: Tab, scheme: str):
     """Follow the reader's system colour scheme: Material's palette does when nothing is stored."""
     tab.page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
+    tab.page.wait_for_timeout(100)  # let the page see the change before its stored choice is dropped
     tab.page.evaluate("localStorage.clear()")
+
+
+def _scheme_is(tab: Tab, scheme: str):
+    tab.page.wait_for_function("(s) => document.body.getAttribute('data-md-color-scheme') === s", arg=scheme,
+                               timeout=5000)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -603,7 +619,7 @@ def test_accessibility(clean_tab, served, lang, scheme):
     _set_scheme(clean_tab, scheme)
     for rel in served.pages(lang):
         clean_tab.goto(served.url(lang, rel))
-        assert clean_tab.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == scheme
+        _scheme_is(clean_tab, scheme)
         if rel == "":
             clean_tab.page.wait_for_selector('[data-nr-widget] input[type="range"]')
         res = axe.run(clean_tab.page, options={"resultTypes": ["violations"]})
@@ -630,7 +646,7 @@ def test_screenshots(clean_tab, served, lang):
         for rel in rels:
             clean_tab.goto(served.url(lang, rel))
             page = clean_tab.page
-            assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == scheme
+            _scheme_is(clean_tab, scheme)
             page.evaluate("document.fonts.ready")
             name = (rel.strip("/").replace("/", "-") or "home")
             out = ARTIFACTS / f"{lang}-{name}-{'light' if scheme == 'default' else 'dark'}.png"
