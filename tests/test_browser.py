@@ -435,6 +435,8 @@ def _widget_reading(page) -> dict:
               value: w.querySelector('input[type="range"]').value,
               label: w.querySelector('label').textContent,
               hidden: w.hidden,
+              bar_in: parseFloat(w.querySelector('.nr-scale__row--in .nr-scale__bar').style.width),
+              bar_out: parseFloat(w.querySelector('.nr-scale__row--out .nr-scale__bar').style.width),
             };
         }"""
     )
@@ -484,12 +486,16 @@ def test_scale_widget_matches_normref(clean_tab, served, lang):
     slider = page.get_by_label(want_label)
     slider.focus()
     page.keyboard.press("Home")
-    _check_reading(_widget_reading(page), data, 0, "Home")
+    low = _widget_reading(page)
+    _check_reading(low, data, 0, "Home")
     for k in range(1, 6):
         page.keyboard.press("ArrowRight")
         _check_reading(_widget_reading(page), data, k, f"ArrowRight x{k}")
     page.keyboard.press("End")
-    _check_reading(_widget_reading(page), data, n - 1, "End")
+    high = _widget_reading(page)
+    _check_reading(high, data, n - 1, "End")
+    # Both lengths are drawn: the input's bar grows with c, the output's does not move.
+    assert low["bar_in"] < low["bar_out"] < high["bar_in"] and low["bar_out"] == pytest.approx(high["bar_out"], abs=0.05)
     page.keyboard.press("ArrowLeft")
     _check_reading(_widget_reading(page), data, n - 2, "ArrowLeft")
     # fill() sets log10(c) directly.
@@ -647,7 +653,16 @@ def test_screenshots(clean_tab, served, lang):
             clean_tab.goto(served.url(lang, rel))
             page = clean_tab.page
             _scheme_is(clean_tab, scheme)
-            page.evaluate("document.fonts.ready")
+            # Lazy images below the fold would be blank in a full-page shot: load them all.
+            page.evaluate("""async () => {
+                const imgs = [...document.querySelectorAll('article img')];
+                imgs.forEach(i => { i.loading = 'eager'; });
+                await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+                await document.fonts.ready;
+            }""")
+            broken = page.evaluate("[...document.querySelectorAll('article img')]"
+                                   ".filter(i => i.offsetParent !== null && !(i.naturalWidth > 0)).map(i => i.src)")
+            assert not broken, f"{rel} ({scheme}): images that do not show: {broken}"
             name = (rel.strip("/").replace("/", "-") or "home")
             out = ARTIFACTS / f"{lang}-{name}-{'light' if scheme == 'default' else 'dark'}.png"
             page.screenshot(path=str(out), full_page=True)

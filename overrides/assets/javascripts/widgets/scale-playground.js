@@ -25,7 +25,10 @@ nrWidgets.register("scale-playground", function (el, ctx) {
     for (i = 0; i < d; i++) { v = (c * x[i]) / rms; so += v * v; }
     return { inp: Math.sqrt(ss), out: Math.sqrt(so), rms: rms };
   }
-  var top = lengths(Math.pow(10, hi)).inp;
+  // Bars on a log scale, like the figure's axis: from half the smallest input
+  // length to the largest, so at c = 1 the two bars are (almost) equally long.
+  var axLo = Math.log(lengths(Math.pow(10, lo)).inp / 2), axHi = Math.log(lengths(Math.pow(10, hi)).inp);
+  function width(v) { return (100 * (Math.log(v) - axLo) / (axHi - axLo)).toFixed(2) + "%"; }
 
   var id = ctx.uid("factor");
   if (L.title) el.appendChild(node("p", "nr-widget__title", L.title));
@@ -66,8 +69,8 @@ nrWidgets.register("scale-playground", function (el, ctx) {
     el.setAttribute("data-nr-c", String(c));
     bin.val.textContent = fmt(r.inp, 2);
     bout.val.textContent = fmt(r.out, 4);
-    bin.fill.style.width = (100 * r.inp / top).toFixed(2) + "%";
-    bout.fill.style.width = (100 * r.out / top).toFixed(2) + "%";
+    bin.fill.style.width = width(r.inp);
+    bout.fill.style.width = width(r.out);
   }
   input.addEventListener("input", update);
   input.addEventListener("change", update);
