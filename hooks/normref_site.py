@@ -17,6 +17,13 @@ stylesheet, and only on pages that have math.
 
 An unknown figure, value or snippet, a snippet that fails, or a formula KaTeX
 cannot parse fails the build, naming the page and the culprit.
+
+Release plumbing (also here, so the address is set in one place):
+  - config.extra.nr_i18n: both languages' root URLs, derived from site_url, for
+    the hreflang links, the sitemap alternates and the 404 page (overrides/);
+  - SOURCE_DATE_EPOCH defaults to the commit's time, so two builds of one
+    commit give the same bytes (MkDocs dates the sitemap from it);
+  - each notebook page gets its .ipynb (made by jupytext) next to it, to download.
 """
 
 from __future__ import annotations
@@ -59,7 +66,23 @@ def _rel(page, target: str) -> str:
 # ---------------------------------------------------------------- config / files
 
 
+def _default_source_date_epoch() -> None:
+    """MkDocs dates the sitemap (and the header of sitemap.xml.gz) from
+    SOURCE_DATE_EPOCH, else from the clock. Default it to the time of the commit
+    being built: builds of one commit then give the same bytes, and <lastmod>
+    says when the content last changed. Outside a git checkout, keep the clock."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    if out.returncode == 0 and out.stdout.strip().isdigit():
+        os.environ["SOURCE_DATE_EPOCH"] = out.stdout.strip()
+
+
 def on_config(config):
+    _default_source_date_epoch()
     _stats.clear()
     _stats.update(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
     cache.STATS.update(hit=0, miss=0)
@@ -67,12 +90,18 @@ def on_config(config):
     # English build inherits it and lives one folder down.
     if _lang(config) == "en" and config.site_url and not config.site_url.rstrip("/").endswith("/en"):
         config.site_url = config.site_url.rstrip("/") + "/en/"
+    base = (config.site_url or "/").rstrip("/") + "/"
+    if _lang(config) == "en":
+        base = base[: -len("en/")]
+    config.extra["nr_i18n"] = {"lang": _lang(config), "roots": {"zh": base, "en": base + "en/"}}
     # mkdocs-jupyter keys its cache by the notebook text alone; a notebook also
     # depends on normref, so fold normref's source hash into its cache folder.
     # One folder per language, or the two builds evict each other's entries.
     nb = config.plugins.get("mkdocs-jupyter")
     if nb is not None:
-        nb.config["cache_dir"] = str(Path(".cache/jupyter") / _lang(config) / cache.package_hash()[:16])
+        # Under normref's cache folder, so NORMREF_CACHE moves both (a cold build
+        # in a test is then one environment variable away).
+        nb.config["cache_dir"] = str(cache.cache_dir() / "jupyter" / _lang(config) / cache.package_hash()[:16])
     return config
 
 
@@ -97,7 +126,36 @@ def on_files(files, config):
             svg, hit = figures.render_cached(name, lang, theme)
             _stats["fig_hit" if hit else "fig_miss"] += 1
             files.append(File.generated(config, f"figures/{name}-{theme}.svg", content=svg))
+    for f in list(files):
+        if _is_notebook(f.src_uri) and f.src_uri.endswith(".py"):
+            files.append(File.generated(config, _ipynb_uri(f.src_uri), content=notebook_ipynb(f.abs_src_path)))
     return files
+
+
+def _is_notebook(src_uri: str) -> bool:
+    return src_uri.startswith("notebooks/") and src_uri.endswith((".py", ".ipynb"))
+
+
+def _ipynb_uri(src_uri: str) -> str:
+    """notebooks/NAME.py (page at notebooks/NAME/) -> notebooks/NAME/NAME.ipynb, beside the
+    .py that mkdocs-jupyter's include_source copies there."""
+    stem = posixpath.splitext(src_uri)[0]
+    return f"{stem}/{posixpath.basename(stem)}.ipynb"
+
+
+def notebook_ipynb(path: str) -> str:
+    """The jupytext notebook at ``path`` as .ipynb text, unexecuted, byte-stable.
+
+    nbformat gives each new cell a random id; number them instead, or every
+    build would differ. The jupytext pairing header is dropped: the download is
+    a plain notebook."""
+    import jupytext
+
+    nb = jupytext.read(path)
+    nb.metadata.pop("jupytext", None)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i}"
+    return jupytext.writes(nb, fmt="ipynb")
 
 
 # ---------------------------------------------------------------- page markdown
@@ -217,9 +275,27 @@ _NB_MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configura
 _NB_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>', re.S)
 
 
+# nbconvert writes each cell's id into the page; jupytext's cells get random ones.
+_NB_CELL_ID = re.compile(r"cell-id=([A-Za-z0-9_-]+)")
+
+
+def _stable_cell_ids(output: str) -> str:
+    ids: dict[str, str] = {}
+    return _NB_CELL_ID.sub(lambda m: "cell-id=" + ids.setdefault(m.group(1), f"cell-{len(ids)}"), output)
+
+
+def on_page_context(context, page, config, nav):
+    # For overrides/main.html: the notebook's downloads, relative to its page.
+    if _is_notebook(page.file.src_uri):
+        src = posixpath.basename(page.file.src_uri)
+        ipynb = src if src.endswith(".ipynb") else posixpath.basename(_ipynb_uri(page.file.src_uri))
+        page.nr_notebook = {"ipynb": ipynb, "source": src}
+    return context
+
+
 def on_post_page(output, page, config):
-    if page.file.src_uri.startswith("notebooks/") and page.file.src_uri.endswith((".py", ".ipynb")):
-        output = _NB_MERMAID.sub("", _NB_MATHJAX.sub("", output))
+    if _is_notebook(page.file.src_uri):
+        output = _stable_cell_ids(_NB_MERMAID.sub("", _NB_MATHJAX.sub("", output)))
         # A code cell that scrolls sideways must take keyboard focus (WCAG 2.1.1),
         # as Material's own code blocks do.
         output = output.replace('<div class="highlight-ipynb ', '<div tabindex="0" class="highlight-ipynb ')

@@ -232,6 +232,11 @@ def tab(browser, served):
             r.abort()
 
     ctx.route("**/*", route)
+    # Material remembers the last palette in localStorage and prefers it to the
+    # system's colour scheme; forget it before each page loads, so every page
+    # follows the scheme the test emulates (as on a reader's first visit).
+    ctx.add_init_script("try { Object.keys(localStorage).filter(k => k.endsWith('.__palette'))"
+                        ".forEach(k => localStorage.removeItem(k)); } catch (e) {}")
     # Requests that bypass routing (workers, say) are still seen here.
     ctx.on("request", lambda rq: t.foreign.append(rq.url)
            if not rq.url.startswith((origin + "/", "data:", "blob:")) and rq.url not in t.foreign else None)
@@ -503,6 +508,15 @@ def test_scale_widget_matches_normref(clean_tab, served, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_widget_data_is_inert(served, lang):
+    """[[data: …]] ends up inside a <template>: Material's instant navigation re-runs every
+    inline <script> of the new page without its type and id, which would execute the JSON."""
+    page = served.html(lang, "")
+    assert '<template class="nr-data" id="nr-data-scale_playground"><script type="application/json">{' in page
+    assert not re.search(r'<script[^>]* id="nr-data-', page)
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_scale_widget_after_instant_navigation(clean_tab, served, lang):
     from normref import data as nrdata
 
@@ -627,10 +641,8 @@ def test_math_renders_and_survives_instant_navigation(clean_tab, served, lang):
 
 
 def _set_scheme(tab: Tab, scheme: str):
-    """Follow the reader's system colour scheme: Material's palette does when nothing is stored."""
+    """Emulate the reader's system colour scheme; Material's palette follows it (see `tab`)."""
     tab.page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
-    tab.page.wait_for_timeout(100)  # let the page see the change before its stored choice is dropped
-    tab.page.evaluate("localStorage.clear()")
 
 
 def _scheme_is(tab: Tab, scheme: str):
@@ -646,7 +658,6 @@ def test_accessibility(clean_tab, served, lang, scheme):
 
     axe = Axe()
     found = {}
-    clean_tab.goto(served.url(lang))
     _set_scheme(clean_tab, scheme)
     for rel in served.pages(lang):
         clean_tab.goto(served.url(lang, rel))
@@ -662,16 +673,22 @@ def test_accessibility(clean_tab, served, lang, scheme):
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
 
 
-KEY_PAGES = ["", "notebooks/scale_invariance/"]
+KEY_PAGES = ["", "glossary/", "notebooks/scale_invariance/"]
+
+
+def _key_pages(served: Served, lang: str) -> list[str]:
+    """The home page, the glossary, a notebook, and every page with a widget."""
+    rels = served.pages(lang)
+    widgets = [r for r in rels if "data-nr-widget=" in served.html(lang, r)]
+    return list(dict.fromkeys([r for r in KEY_PAGES if r in rels] + widgets))
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_screenshots(clean_tab, served, lang):
     """Full-page screenshots of the key pages in light and dark, kept in test-artifacts/."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    rels = [r for r in KEY_PAGES if r in served.pages(lang)] + [r for r in served.pages(lang) if r not in KEY_PAGES
-                                                                and r != "404.html"]
-    clean_tab.goto(served.url(lang))
+    rels = _key_pages(served, lang)
+    assert "" in rels
     for scheme in ("default", "slate"):
         _set_scheme(clean_tab, scheme)
         for rel in rels:

@@ -1,0 +1,254 @@
+"""Figures of the K3 §2.3.1 page: the normalized LatentMoE block, the spread of ‖u‖, a toy training run."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from . import figure
+from ._style import PALETTES, colors, t
+from ..experiments.moe import BASE, BASE_SPREAD, SWEEPS, toy_training, u_spread
+
+_DEPS = ("normref.experiments.moe", "normref.moe", "normref.nn")
+
+# ----------------------------------------------------------------------------- the block
+
+
+def _box(ax, x, y, w, h, text, fc, ec, fg, lw=1.2, size=9):
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                fc=fc, ec=ec, lw=lw))
+    ax.text(x, y, text, ha="center", va="center", color=fg, fontsize=size)
+
+
+def _arrow(ax, a, b, color, ls="-", rad=0.0):
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=10, color=color, lw=1.2, ls=ls,
+                                 connectionstyle=f"arc3,rad={rad}", shrinkA=0, shrinkB=0))
+
+
+@figure(
+    "moe_block",
+    alt={
+        "zh": "示意图：输入 x 分成两条路。上方是全宽度 d 的共享专家分支，没有归一化；下方是潜空间分支：路由器在全宽度 x 上打分选出 top-k，"
+              "W↓ 把 x 压到宽度 ℓ，被选中的专家各自处理后按权重 p_i 加权求和得到 u，u 先经过 RMSNorm（K3 新增，高亮），再由 W↑ 升回宽度 d，"
+              "最后两条分支相加得到 y。",
+        "en": "Diagram: the input x takes two paths. Above, the shared-expert branch at full width d, with no norm. Below, the latent "
+              "branch: a router scores x at full width and picks the top k, W↓ projects x down to width ℓ, the chosen experts' outputs "
+              "are summed with weights p_i into u, u passes through an RMSNorm (K3's addition, highlighted), and W↑ brings it back to "
+              "width d; the two branches are added to give y.",
+    },
+    caption={
+        "zh": "Kimi K3 式 (11) 的结构示意（normref 在构建时绘制，非报告原图）。原始 LatentMoE 没有高亮的 RMSNorm，W↑ 直接作用于 u。",
+        "en": "The structure of Kimi K3's Eq. (11), drawn by normref at build time (not the report's figure). The original LatentMoE has "
+              "no highlighted RMSNorm: W↑ acts on u directly.",
+    },
+)
+def moe_block(lang: str, theme: str):
+    p, c = PALETTES[theme], colors(theme)
+    fg, muted = p["fg"], p["muted"]
+    on_fill = "white" if theme == "light" else PALETTES["light"]["fg"]  # text on a filled box: keep contrast
+    fig, ax = plt.subplots(figsize=(7.6, 3.9))
+    ax.set_xlim(0, 10.4)
+    ax.set_ylim(-0.35, 5.6)
+    ax.axis("off")
+    # lanes: full width d above, latent width ℓ below
+    ax.add_patch(FancyBboxPatch((1.5, 3.55), 6.9, 1.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[1], alpha=0.08, ec="none"))
+    ax.add_patch(FancyBboxPatch((2.35, 0.95), 6.05, 2.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[2], alpha=0.08, ec="none"))
+    ax.text(1.6, 4.88, t(lang, "全宽度 d：共享分支", "full width d: shared branch"), color=c[1], fontsize=8.5, va="top")
+    ax.text(2.45, 3.33, t(lang, "潜宽度 ℓ：路由分支（匝道）", "latent width ℓ: routed branch (the ramp)"), color=c[2],
+            fontsize=8.5, va="top")
+    bg = "none"
+    _box(ax, 0.55, 2.6, 0.8, 0.6, "x", bg, fg, fg, size=11)
+    _box(ax, 5.0, 4.2, 3.6, 0.65, t(lang, "共享专家 ×2（GLU，宽度 d）", "shared experts ×2 (GLU, width d)"), bg, c[1], fg)
+    _box(ax, 2.9, 2.1, 0.9, 0.6, "W↓\nd→ℓ", bg, c[2], fg, size=8.5)
+    # experts: a column, the chosen ones coloured
+    chosen = {1: "p₁", 3: "p₂"}
+    for i, y in enumerate(np.linspace(2.75, 1.45, 5)):
+        on = i in chosen
+        _box(ax, 4.25, y, 0.9, 0.24, f"$E_{{{i + 1}}}$" if i < 4 else "$E_N$", c[2] if on else bg,
+             c[2] if on else muted, on_fill if on else fg, lw=1.0, size=7.5)
+        if on:
+            ax.text(4.82, y, chosen[i], color=c[2], fontsize=8, va="center")
+            _arrow(ax, (3.35, 2.1), (3.8, y), c[2])
+    _box(ax, 5.55, 2.1, 0.7, 0.55, "Σ", bg, c[2], fg, size=12)
+    _arrow(ax, (4.95, 2.4), (5.2, 2.2), c[2])
+    _arrow(ax, (4.95, 1.8), (5.2, 2.0), c[2])
+    ax.text(6.13, 2.28, "u", color=fg, fontsize=11, style="italic")
+    _box(ax, 6.95, 2.1, 1.05, 0.62, "RMSNorm", c[0], c[0], on_fill, lw=2, size=9)
+    ax.text(6.95, 2.62, t(lang, "K3 新增", "added in K3"), color=c[0], fontsize=8, ha="center")
+    _box(ax, 8.05, 2.1, 0.75, 0.6, "W↑\nℓ→d", bg, c[2], fg, size=8.5)
+    _box(ax, 9.1, 2.6, 0.5, 0.5, "+", bg, fg, fg, size=12)
+    _box(ax, 9.9, 2.6, 0.55, 0.5, "y", bg, fg, fg, size=11)
+    # router on the full-width x
+    _box(ax, 3.9, 0.25, 3.9, 0.5, t(lang, "路由器：在全宽度 x 上打分 → top-k → softmax → pᵢ",
+                                    "router: scores full-width x → top-k → softmax → pᵢ"), bg, muted, fg, size=8)
+    # wires
+    _arrow(ax, (0.95, 2.75), (3.2, 4.2), c[1], rad=-0.25)
+    _arrow(ax, (6.8, 4.2), (9.05, 2.85), c[1], rad=-0.25)
+    _arrow(ax, (0.95, 2.45), (2.45, 2.1), c[2])
+    _arrow(ax, (0.95, 2.4), (1.92, 0.35), muted, rad=0.2)
+    _arrow(ax, (4.25, 0.5), (4.25, 1.3), muted, ls="--")
+    _arrow(ax, (5.9, 2.1), (6.42, 2.1), c[2])
+    _arrow(ax, (7.48, 2.1), (7.67, 2.1), c[2])
+    _arrow(ax, (8.43, 2.2), (8.85, 2.5), c[2])
+    _arrow(ax, (9.35, 2.6), (9.62, 2.6), fg)
+    ax.text(6.95, 1.55, t(lang, "原始 LatentMoE：无此层，\nW↑ 直接乘 u", "original LatentMoE: no norm,\nW↑ multiplies u directly"),
+            color=muted, fontsize=7.5, ha="center", va="top")
+    fig.tight_layout(pad=0.2)
+    return fig
+
+
+# ----------------------------------------------------------------------------- ‖u‖ spread
+
+_SWEEP_LABEL = {
+    "top_k": ("每个 token 的专家数 k", "experts per token k"),
+    "temperature": ("路由温度 τ", "routing temperature τ"),
+    "n_experts": ("路由专家总数 N", "routed experts N"),
+    "expert_spread": ("专家输出尺度差异 σ", "spread of expert output sizes σ"),
+}
+
+
+def _base_note(lang):
+    return t(lang, f"其余取基准：{BASE['n_experts']} 选 {BASE['top_k']}，τ = {BASE['temperature']:g}，σ = {BASE_SPREAD:g}",
+             f"others at the base: top-{BASE['top_k']} of {BASE['n_experts']}, τ = {BASE['temperature']:g}, σ = {BASE_SPREAD:g}")
+
+
+@figure(
+    "moe_u_dist",
+    alt={
+        "zh": "四个小提琴图，纵轴为每个 token 的 ‖u‖（对数坐标）。分别改变 top-k、路由温度、专家总数与专家输出尺度差异；"
+              "每种设置下 ‖u‖ 都跨越一个数量级左右，k 越大整体越小，温度越低、专家差异越大，分布越宽。",
+        "en": "Four violin plots of ‖u‖ per token on a log axis, varying top-k, the routing temperature, the number of experts and the "
+              "spread of expert output sizes. In every setting ‖u‖ spans about an order of magnitude; larger k shifts it down, "
+              "lower temperature and more unequal experts widen it.",
+    },
+    caption={
+        "zh": "合成实验（seed 0）：按缩小版 K3 配置（d = 64，ℓ = 32，2 个共享专家）以 PyTorch 默认初始化构建 normref.moe.LatentMoE，"
+              "输入为 RMS 归一化的高斯 token（每个 token 的 ‖x‖ 相同），σ 为人为设定的专家输出尺度对数正态差异，用来模拟训练后专家大小不一。"
+              "加上 RMSNorm 后，每个 token 送入 W↑ 的长度都是 √ℓ（增益为 1 时）。由 normref 在构建时计算。",
+        "en": "Synthetic experiment (seed 0): normref.moe.LatentMoE in a scaled-down K3 shape (d = 64, ℓ = 32, 2 shared experts) with "
+              "PyTorch's default initialisation, fed RMS-normalised Gaussian tokens (every token has the same ‖x‖); σ is a synthetic "
+              "log-normal spread of expert output sizes, standing in for trained experts of unequal size. With the RMSNorm, every "
+              "token hands W↑ a vector of length √ℓ (gain 1). Computed by normref at build time.",
+    },
+    deps=_DEPS,
+)
+def moe_u_dist(lang: str, theme: str):
+    r = u_spread()
+    c, muted = colors(theme), PALETTES[theme]["muted"]
+    fig, axes = plt.subplots(1, 4, figsize=(9.6, 3.3), sharey=True)
+    for ax, (name, sw) in zip(axes, r["sweeps"].items()):
+        data = [np.log10(run["u_norm"]) for run in sw["runs"]]
+        parts = ax.violinplot(data, showmedians=True, widths=0.8)
+        for b in parts["bodies"]:
+            b.set_facecolor(c[1])
+            b.set_alpha(0.45)
+        for k in ("cbars", "cmins", "cmaxes", "cmedians"):
+            parts[k].set_color(c[1])
+        ax.set_xticks(range(1, len(sw["values"]) + 1), [f"{v:g}" for v in sw["values"]])
+        ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
+        base_val = r["base"][name]
+        i = list(sw["values"]).index(base_val) + 1
+        ax.get_xticklabels()[i - 1].set_color(c[0])
+    axes[0].set_ylabel(t(lang, "‖u‖（log₁₀）", "‖u‖ (log₁₀)"))
+    b = r["base_run"]["max_over_min_u"]
+    fig.suptitle(t(lang, f"同一层、同样长度的输入：基准设置下 ‖u‖ 的第 99 与第 1 百分位相差 {b:.0f} 倍（无 RMSNorm 时 W↑ 照单全收）",
+                   f"Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {b:.0f}× the 1st "
+                   "(without the norm, W↑ takes it as is)"), fontsize=10)
+    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (coloured tick)"), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+@figure(
+    "moe_u_cv",
+    alt={
+        "zh": "四个折线图，纵轴为每个 token 长度的变异系数（标准差/均值）。无 RMSNorm 时，u 与路由分支 W↑u 的变异系数在 0.4 到 1.4 之间；"
+              "加上 RMSNorm 后，路由分支 W↑·RMSNorm(u) 的变异系数约 0.09，比全宽度共享分支（约 0.2）还稳。",
+        "en": "Four line plots of the coefficient of variation (std/mean) of per-token lengths. Without the RMSNorm, u and the routed "
+              "branch W↑u have a CV between 0.4 and 1.4; with it, the routed branch W↑·RMSNorm(u) has a CV near 0.09, steadier "
+              "than the full-width shared branch (about 0.2).",
+    },
+    caption={
+        "zh": "与上图同一批合成实验（seed 0，每个设置 2048 个 token）。同一组权重下 u 与有无 RMSNorm 无关（归一化在 u 之后），"
+              "所以两条路由分支曲线来自同一次前向。RMSNorm 之后剩下的波动来自 W↑ 不是等距映射（不同方向被放大的倍数不同）。",
+        "en": "The same synthetic experiment as above (seed 0, 2048 tokens per setting). With the same weights, u does not depend on "
+              "the norm (the norm comes after it), so both routed-branch curves come from one forward pass. What spread is left "
+              "after the RMSNorm comes from W↑ not being an isometry (it stretches some directions more than others).",
+    },
+    deps=_DEPS,
+)
+def moe_u_cv(lang: str, theme: str):
+    r = u_spread()
+    c, muted = colors(theme), PALETTES[theme]["muted"]
+    series = [
+        ("cv_u", c[1], "--", t(lang, "‖u‖（无 RMSNorm 时 W↑ 的输入）", "‖u‖ (W↑'s input without the norm)")),
+        ("cv_routed_raw", c[3], "-", t(lang, "路由分支 ‖W↑u‖（原始 LatentMoE）", "routed branch ‖W↑u‖ (original LatentMoE)")),
+        ("cv_routed_norm", c[0], "-", t(lang, "路由分支 ‖W↑·RMSNorm(u)‖（K3）", "routed branch ‖W↑·RMSNorm(u)‖ (K3)")),
+        ("cv_shared", c[2], ":", t(lang, "共享分支 ‖ΣE_shared(x)‖", "shared branch ‖ΣE_shared(x)‖")),
+    ]
+    fig, axes = plt.subplots(1, 4, figsize=(9.6, 3.6), sharey=True)
+    for ax, (name, sw) in zip(axes, r["sweeps"].items()):
+        xs = np.arange(len(sw["values"]))
+        for key, col, ls, label in series:
+            ax.plot(xs, [run[key] for run in sw["runs"]], color=col, ls=ls, marker="o", ms=3.5, lw=1.8, label=label)
+        ax.set_xticks(xs, [f"{v:g}" for v in sw["values"]])
+        ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
+    top = max(run[k] for sw in r["sweeps"].values() for run in sw["runs"] for k, *_ in series)
+    axes[0].set_ylim(0, top * 1.05)
+    axes[0].set_ylabel(t(lang, "每个 token 长度的变异系数", "CV of per-token length"))
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8.5)
+    fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.86))
+    return fig
+
+
+# ----------------------------------------------------------------------------- toy training
+
+
+@figure(
+    "moe_training",
+    alt={
+        "zh": "两个面板（两个学习率），纵轴为验证集均方误差（对数坐标），横轴为训练步数；每个面板有有无 RMSNorm 两组曲线，细线为单个种子，"
+              "粗线为种子平均。",
+        "en": "Two panels (two learning rates) of validation mean squared error (log axis) against training steps; each panel has "
+              "curves with and without the RMSNorm, thin lines for single seeds and thick lines for the seed mean.",
+    },
+    caption={
+        "zh": "玩具任务的测量（合成数据，CPU 上的 PyTorch float32，每个学习率 3 个种子）：两层 Pre-RMSNorm 残差堆叠，每层一个 LatentMoE"
+              "（d = 32，ℓ = 16，8 选 2，1 个共享专家），拟合一个按输入簇切换的随机 tanh 教师网络。同一种子下两种变体初值相同、"
+              "批次顺序相同。模型之小与 K3 无法相提并论，结论只适用于这个玩具。",
+        "en": "Measured on a toy task (synthetic data, PyTorch float32 on CPU, 3 seeds per learning rate): a two-block Pre-RMSNorm "
+              "residual stack with one LatentMoE per block (d = 32, ℓ = 16, top-2 of 8, 1 shared expert) fitting a random tanh "
+              "teacher that switches with the input's cluster. For each seed both variants start from the same weights and see the "
+              "same batches. A tiny model next to K3; the result speaks for this toy only.",
+    },
+    deps=_DEPS,
+)
+def moe_training(lang: str, theme: str):
+    r = toy_training()
+    c = colors(theme)
+    lrs = r["lrs"]
+    fig, axes = plt.subplots(1, len(lrs), figsize=(8.4, 3.4), sharey=True)
+    for ax, lr in zip(np.atleast_1d(axes), lrs):
+        for normalize, col, label in ((False, c[3], t(lang, "原始 LatentMoE（W↑u）", "original LatentMoE (W↑u)")),
+                                      (True, c[0], t(lang, "K3：W↑·RMSNorm(u)", "K3: W↑·RMSNorm(u)"))):
+            runs = [x for x in r["runs"] if x["lr"] == lr and x["normalize"] == normalize]
+            steps = np.array(runs[0]["steps"])
+            vals = np.array([x["val"] for x in runs])
+            for v in vals:
+                ax.plot(steps[1:], v[1:], color=col, lw=0.7, alpha=0.45)
+            ax.plot(steps[1:], vals[:, 1:].mean(0), color=col, lw=2.2, label=label)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+        ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(mticker.NullFormatter())
+        ax.set_title(t(lang, f"学习率 {lr:g}", f"learning rate {lr:g}"), fontsize=10)
+        ax.set_xlabel(t(lang, "训练步数", "training step"))
+    np.atleast_1d(axes)[0].set_ylabel(t(lang, "验证集 MSE", "validation MSE"))
+    handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    return fig
