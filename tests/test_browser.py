@@ -1,6 +1,6 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright.
 
-One browser and one tab serve the whole session; the site is served on
+One browser and one tab serve the whole file; the site is served on
 127.0.0.1 by a small threaded http.server. Every request the browser makes is
 routed through the tests: requests to the local server go through, anything
 else is recorded and aborted, so "no other host" is checked on every page
@@ -156,7 +156,9 @@ def served(request, tmp_path_factory):
     server.server_close()
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API cannot run twice at once in
+# one thread, and other test files (test_subpath.py) start their own.
+@pytest.fixture(scope="module")
 def browser():
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
@@ -215,7 +217,7 @@ class Tab:
         self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')", arg=target)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def tab(browser, served):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"],
                               color_scheme="light")
