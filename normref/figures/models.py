@@ -1,0 +1,316 @@
+"""Figures of the real-model page: SmolLM2-135M (pre-RMSNorm) and MiniLM-L6 (Post-LN), measured."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from . import figure
+from ._style import PALETTES, colors, t
+from ..experiments.models import PROMPTS, run
+from ..models.measurement import layer_rows
+
+_DEPS = ("normref.experiments.models", "normref.models", "normref.models.measurement", "normref.models.record",
+         "normref.models.llama", "normref.models.bert", "normref.models.files", "normref.nn")
+
+_SMOL = {
+    "zh": "真实权重：SmolLM2-135M-Instruct，Q4_1 量化权重（嵌入矩阵 Q8_0），由 gguf 反量化为 float32，"
+          "用 normref 自己的前向计算在构建时测得",
+    "en": "Real weights: SmolLM2-135M-Instruct, Q4_1 weights (embeddings Q8_0), dequantized to float32 by gguf, "
+          "measured at build time with normref's own forward pass",
+}
+_MINI = {
+    "zh": "all-MiniLM-L6-v2（float32 safetensors；词表为不区分大小写的英文，因此用英文提示词）",
+    "en": "all-MiniLM-L6-v2 (float32 safetensors; its vocabulary is uncased English, so it reads the English prompt)",
+}
+
+
+def _prompt_note(lang):
+    # The English caption names the Chinese prompt without quoting it: the English
+    # pages (and their search index) hold no Chinese text.
+    return t(lang, f"英文提示词“{PROMPTS['en']}”，中文提示词“{PROMPTS['zh']}”。",
+             f"English prompt \"{PROMPTS['en']}\"; the Chinese prompt is a sentence with the same meaning, "
+             "quoted on the Chinese version of this page.")
+
+
+# ---------------------------------------------------------------- the forward-pass strip
+
+
+@figure(
+    "models_forward_strip",
+    alt={
+        "zh": "SmolLM2-135M 的前向传播流程条：分词 → 嵌入查表 → N 层重复块（RMSNorm → 注意力 → 相加；RMSNorm → MLP → 相加）"
+              " → 最终 RMSNorm → LM 头 → 采样；每个 RMSNorm 都在子层入口，残差流本身不经过归一化。",
+        "en": "Forward-pass strip of SmolLM2-135M: tokenize → embedding lookup → N repeated blocks (RMSNorm → attention → add; "
+              "RMSNorm → MLP → add) → final RMSNorm → LM head → sample; every RMSNorm sits at a sub-layer's entrance, "
+              "the residual stream itself is never normalised.",
+    },
+    caption={
+        "zh": "层数、宽度、头数与词表大小均在构建时从 SmolLM2-135M-Instruct 的 GGUF 文件（Q4_1 权重，嵌入 Q8_0）读出。",
+        "en": "Layer count, widths, head counts and vocabulary size are read at build time from the GGUF file of "
+              "SmolLM2-135M-Instruct (Q4_1 weights, embeddings Q8_0).",
+    },
+    deps=_DEPS,
+)
+def models_forward_strip(lang: str, theme: str):
+    m = run("smollm2-135m", "en")["model"]
+    p, c = PALETTES[theme], colors(theme)
+    fig, ax = plt.subplots(figsize=(12, 3.2))
+    ax.set_xlim(-0.5, 140)
+    ax.set_ylim(0, 32)
+    ax.axis("off")
+    ax.grid(False)
+
+    def box(x, y, w, h, text, color, bold=False):
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.3,rounding_size=1.2", lw=1.6 if bold else 1.0,
+                                    ec=color, fc=color + ("33" if bold else "14")))
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.6, color=p["fg"],
+                )
+
+    def arrow(x0, y0, x1, y1):
+        ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=9, lw=1, color=p["muted"]))
+
+    norm_c, other_c, stream_c = c[0], c[1], c[2]
+    ys = 8  # the residual stream runs along this line
+    # Before the stack.
+    box(0, ys - 4, 11, 8, t(lang, "分词\n字节级 BPE", "tokenize\nbyte-level BPE"), other_c)
+    arrow(11.6, ys, 13.4, ys)
+    box(14, ys - 4, 13, 8, t(lang, f"嵌入查表\n{m['vocab_size']} × {m['d']}", f"embedding lookup\n{m['vocab_size']} × {m['d']}"),
+        other_c)
+    # The repeated block: the stream passes straight through; two branches read normalised copies.
+    ax.add_patch(FancyBboxPatch((29.5, 1.2), 74, 27.5, boxstyle="round,pad=0.3,rounding_size=1.5", lw=1.2, ls="--",
+                                ec=p["muted"], fc="none"))
+    ax.text(66.5, 29.6, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),
+            ha="center", va="bottom", fontsize=9.5, color=p["fg"])
+    ax.plot([27.6, 105.5], [ys, ys], color=stream_c, lw=2.4, zorder=1)
+    ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalised inside the stack"),
+            ha="left", va="top", fontsize=8, color=stream_c)
+    yb = 20
+    for x0, label in (
+        (32, t(lang, f"注意力\n{m['n_head']} 个 Q 头 / {m['n_kv_head']} 个 KV 头\nRoPE", f"attention\n{m['n_head']} Q / {m['n_kv_head']} KV heads\nRoPE")),
+        (68, t(lang, f"SwiGLU MLP\n{m['d']} → {m['d_ff']} → {m['d']}", f"SwiGLU MLP\n{m['d']} → {m['d_ff']} → {m['d']}")),
+    ):
+        ax.plot([x0, x0], [ys, yb], color=p["muted"], lw=1)
+        arrow(x0, yb, x0 + 2, yb)
+        box(x0 + 2.2, yb - 3.5, 10.5, 7, "RMSNorm", norm_c, bold=True)
+        arrow(x0 + 13.2, yb, x0 + 15.3, yb)
+        box(x0 + 15.6, yb - 4.2, 15.5, 8.4, label, other_c)
+        ax.plot([x0 + 31.6, x0 + 34, x0 + 34], [yb, yb, ys + 1.2], color=p["muted"], lw=1)
+        ax.text(x0 + 34, ys, "⊕", ha="center", va="center", fontsize=16, color=stream_c, zorder=3)
+    arrow(105.5, ys, 107.3, ys)
+    box(107.8, ys - 4, 10, 8, t(lang, "最终\nRMSNorm", "final\nRMSNorm"), norm_c, bold=True)
+    arrow(118.4, ys, 120.2, ys)
+    tied = t(lang, "\n与嵌入共享权重", "\ntied to the embedding") if m.get("tied_head") else ""
+    box(120.7, ys - 4.5, 11.8, 9, t(lang, f"LM 头{tied}\n{m['d']} → {m['vocab_size']}", f"LM head{tied}\n{m['d']} → {m['vocab_size']}"),
+        other_c)
+    arrow(133.1, ys, 134.6, ys)
+    ax.text(137.5, ys, t(lang, "采样", "sample"), ha="center", va="center", fontsize=8.6, color=p["fg"])
+    ax.text(122, 22, t(lang, f"RMSNorm(x) = x / √(mean(x²) + ε) · g\nε = {m['eps']:.0e}，g 有 {m['d']} 个分量",
+                       f"RMSNorm(x) = x / √(mean(x²) + ε) · g\nε = {m['eps']:.0e}, g has {m['d']} entries"),
+            ha="center", va="center", fontsize=8.4, color=norm_c)
+    fig.tight_layout(pad=0.2)
+    return fig
+
+
+# ---------------------------------------------------------------- L2 per token across layers
+
+
+def _smol_panel(ax, doc, lang, c, p, title):
+    rows = layer_rows(doc)
+    x = np.array([r["layer"] for r in rows])
+    n = doc["model"]["n_layer"]
+    fin = doc["final"]
+    stream = [r["stream"] for r in rows] + [fin["stream_in"]["l2_excl0"]]
+    ax.semilogy(np.append(x, n), stream, color=c[2], lw=2.4, marker="o", ms=3,
+                label=t(lang, "残差流（进入该层）", "residual stream (entering the layer)"))
+    ax.semilogy(x, [r["n1_pre"] for r in rows], color=c[0], lw=2.4,
+                label=t(lang, "注意力前 RMSNorm：乘增益前", "attention RMSNorm, before the gain"))
+    ax.semilogy(x, [r["n1_post"] for r in rows], color=c[0], lw=1.4, ls="--",
+                label=t(lang, "注意力前 RMSNorm：乘增益后", "attention RMSNorm, after the gain"))
+    ax.semilogy(x, [r["n2_post"] for r in rows], color=c[3], lw=1.4, ls=":",
+                label=t(lang, "MLP 前 RMSNorm：乘增益后", "MLP RMSNorm, after the gain"))
+    fn = fin["norms"][0]
+    ax.plot([n], [fn["post_gain"]["l2_excl0"]], marker="D", color=c[4], ms=5, ls="none",
+            label=t(lang, "最终 RMSNorm：乘增益后", "final RMSNorm, after the gain"))
+    ax.axhline(doc["sqrt_d"], color=p["muted"], lw=0.8, ls="-.")
+    ax.annotate(f"√{doc['model']['d']} = {doc['sqrt_d']:g}", (n * 0.55, doc["sqrt_d"]), xytext=(0, 4),
+                textcoords="offset points", color=c[0], fontsize=8.5)
+    ax.set_xticks(list(range(0, n, 5)) + [n], [str(i) for i in range(0, n, 5)] + [t(lang, "末", "end")])
+    ax.set_xlabel(t(lang, "层", "layer"))
+    ax.set_title(title, fontsize=10)
+
+
+def _mini_panel(ax, doc, lang, c, p, title):
+    rows = layer_rows(doc)
+    x = np.array([r["layer"] for r in rows])
+    n = doc["model"]["n_layer"]
+    stream = [r["stream"] for r in rows] + [doc["final"]["stream_in"]["l2_excl0"]]
+    ax.semilogy(np.append(x, n), stream, color=c[2], lw=2.4, marker="o", ms=3,
+                label=t(lang, "残差流 = 上一个 LayerNorm 的输出", "stream = output of the previous LayerNorm"))
+    ax.semilogy(x, [r["n1_in"] for r in rows], color=c[1], lw=1.4, ls="--", marker=".",
+                label=t(lang, "LayerNorm 输入 x + 注意力(x)", "LayerNorm input x + attention(x)"))
+    ax.semilogy(x, [r["n1_pre"] for r in rows], color=c[0], lw=2.4,
+                label=t(lang, "LayerNorm：乘 γ、加 β 之前", "LayerNorm, before γ and β"))
+    ax.axhline(doc["sqrt_d"], color=p["muted"], lw=0.8, ls="-.")
+    ax.annotate(f"√{doc['model']['d']} ≈ {doc['sqrt_d']:.1f}", (0, doc["sqrt_d"]), xytext=(0, 4),
+                textcoords="offset points", color=c[0], fontsize=8.5)
+    ax.set_xticks(list(range(n)) + [n], [str(i) for i in range(n)] + [t(lang, "末", "end")])
+    ax.set_xlabel(t(lang, "层", "layer"))
+    ax.set_title(title, fontsize=10)
+
+
+@figure(
+    "models_l2_layers",
+    alt={
+        "zh": "三幅对数坐标图。SmolLM2-135M 在英文和中文提示词上：残差流的每词元 L2 从第 0 层的个位数一路升到数百，"
+              "RMSNorm 乘增益前的输出始终平在 √576 = 24，乘增益后远小于 24。MiniLM-L6：残差流不随深度增长，"
+              "LayerNorm 乘 γ 前平在 √384 ≈ 19.6。",
+        "en": "Three log-scale plots. SmolLM2-135M on the English and the Chinese prompt: the residual stream's L2 per token "
+              "climbs from single digits at layer 0 to hundreds, the RMSNorm output before the gain stays flat at "
+              "√576 = 24, and after the gain it is far below 24. MiniLM-L6: the stream does not grow with depth, and the "
+              "LayerNorm output before γ is flat at √384 ≈ 19.6.",
+    },
+    caption={
+        "zh": _SMOL["zh"] + "；右图：" + _MINI["zh"] + "。每词元 L2 取位置 1 起的平均，不含位置 0（见下文的巨量激活）。"
+              + _prompt_note("zh"),
+        "en": _SMOL["en"] + "; right: " + _MINI["en"] + ". L2 per token is averaged over positions 1 onwards, "
+              "position 0 excluded (see the massive activation below). " + _prompt_note("en"),
+    },
+    deps=_DEPS,
+)
+def models_l2_layers(lang: str, theme: str):
+    c, p = colors(theme), PALETTES[theme]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), gridspec_kw={"width_ratios": [1.25, 1.25, 0.8]})
+    _smol_panel(axes[0], run("smollm2-135m", "en"), lang, c, p,
+                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (pre-RMSNorm)"))
+    _smol_panel(axes[1], run("smollm2-135m", "zh"), lang, c, p,
+                t(lang, "SmolLM2-135M · 中文提示词", "SmolLM2-135M · Chinese prompt"))
+    _mini_panel(axes[2], run("minilm-l6", "en"), lang, c, p,
+                t(lang, "MiniLM-L6 · 英文（Post-LN）", "MiniLM-L6 · English (Post-LN)"))
+    axes[0].set_ylabel(t(lang, "每词元平均 L2（不含位置 0）", "mean L2 per token (position 0 excluded)"))
+    # One y scale for all three panels, so that "grows" and "stays put" compare at a glance.
+    lo = min(a.get_ylim()[0] for a in axes)
+    hi = max(a.get_ylim()[1] for a in axes)
+    for a in axes:
+        a.set_ylim(lo, hi)
+    axes[1].tick_params(labelleft=False)
+    axes[2].tick_params(labelleft=False)
+    h, l = axes[0].get_legend_handles_labels()
+    fig.legend(h, l, loc="lower center", ncol=3, fontsize=8.5, bbox_to_anchor=(0.38, 0))
+    h, l = axes[2].get_legend_handles_labels()
+    fig.legend(h, l, loc="lower center", ncol=1, fontsize=8.5, bbox_to_anchor=(0.86, 0))
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    return fig
+
+
+# ---------------------------------------------------------------- the learned gains
+
+
+@figure(
+    "models_gains",
+    alt={
+        "zh": "左：SmolLM2-135M 每层两个 RMSNorm 增益向量的最小值、中位数与最大值，中位数大多在 0.1 到 0.4 之间，远低于初始值 1；"
+              "右：最终 RMSNorm 与全部块内 RMSNorm 增益的分布直方图，与初始值 g = 1 对比。",
+        "en": "Left: min, median and max of the two RMSNorm gain vectors of every SmolLM2-135M layer; the medians mostly lie "
+              "between 0.1 and 0.4, far below the initial value 1. Right: histograms of the final RMSNorm's gains and of "
+              "all block gains, compared with the initial value g = 1.",
+    },
+    caption={
+        "zh": "真实权重：SmolLM2-135M-Instruct 的 RMSNorm 增益，取自 Q4_1 GGUF 文件（嵌入 Q8_0），增益本身以 float32 存储、未量化。"
+              "对照：原课程示意图里的增益是围绕 1.0 的合成抽样，不是任何模型的真实增益。",
+        "en": "Real weights: the RMSNorm gains of SmolLM2-135M-Instruct, from its Q4_1 GGUF file (embeddings Q8_0); "
+              "the gains themselves are stored as float32, not quantised. "
+              "For comparison, the seed lesson's picture drew synthetic gains sampled around 1.0, not a model's real gains.",
+    },
+    deps=_DEPS,
+)
+def models_gains(lang: str, theme: str):
+    c, p = colors(theme), PALETTES[theme]
+    doc = run("smollm2-135m", "en")
+    n = doc["model"]["n_layer"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.5, 1]})
+    x = np.arange(n)
+    for k, (name, col, lab) in enumerate((
+        ("attn_norm", c[0], t(lang, "注意力前 RMSNorm", "attention RMSNorm")),
+        ("ffn_norm", c[1], t(lang, "MLP 前 RMSNorm", "MLP RMSNorm")),
+    )):
+        g = [L["norms"][k]["gain"] for L in doc["layers"]]
+        a.fill_between(x, [v["min"] for v in g], [v["max"] for v in g], color=col, alpha=0.16, lw=0)
+        a.plot(x, [v["median"] for v in g], color=col, lw=2.2, marker="o", ms=3,
+               label=t(lang, f"{lab}：中位数（阴影：最小–最大）", f"{lab}: median (band: min to max)"))
+    a.axhline(1.0, color=p["muted"], lw=1, ls="--")
+    a.annotate(t(lang, "g = 1：初始值，也是原课程合成示意的中心", "g = 1: the initial value, and the centre of the seed's synthetic picture"),
+               (n - 1, 1.0), xytext=(0, 5), textcoords="offset points", color=p["muted"], fontsize=8.5, ha="right")
+    a.set_xticks(list(range(0, n, 5)))
+    a.set_xlabel(t(lang, "层", "layer"))
+    a.set_ylabel(t(lang, "增益 g 的取值", "gain value g"))
+    a.set_title(t(lang, "每层的增益分布", "Gain distribution per layer"), fontsize=10)
+    a.legend(fontsize=8, loc="upper left")
+
+    gains = doc["gains"]
+    block = np.concatenate([gains[s]["weight"] for s in gains if s.startswith("blk.")])
+    final = np.asarray(gains["final_norm"]["weight"])
+    both = np.concatenate([block, final])
+    lo = min(float(np.percentile(both, 0.1)), 0.0)
+    hi = max(float(np.percentile(both, 99.9)), 1.1)
+    bins = np.linspace(lo, hi, 70)
+    b.hist(np.clip(block, lo, hi), bins=bins, density=True, color=c[1], alpha=0.55,
+           label=t(lang, f"块内 {len(block)} 个增益", f"{len(block)} block gains"))
+    b.hist(np.clip(final, lo, hi), bins=bins, density=True, histtype="step", lw=2, color=c[4],
+           label=t(lang, f"最终 RMSNorm 的 {len(final)} 个增益", f"{len(final)} final-norm gains"))
+    b.axvline(1.0, color=p["muted"], lw=1, ls="--")
+    b.set_xlabel(t(lang, "增益 g（0.1% 与 99.9% 分位以外的少数值堆在两端）", "gain g (the rare values beyond 0.1 % / 99.9 % are piled at the edges)"))
+    b.set_ylabel(t(lang, "密度", "density"))
+    b.set_title(t(lang, "全部增益的分布", "All gains"), fontsize=10)
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------- position 0
+
+
+@figure(
+    "models_massive",
+    alt={
+        "zh": "左：SmolLM2-135M 残差流中位置 0 的 L2 与其余词元平均 L2 随层数的变化（对数坐标），从中间层起位置 0 高出两个数量级；"
+              "右：最大的那一维在该词元平方范数中所占比例，位置 0 接近 1，其余词元很小。",
+        "en": "Left: L2 of position 0 in SmolLM2-135M's residual stream against the mean L2 of the other tokens, per layer "
+              "(log scale); from the middle layers on, position 0 is two orders of magnitude larger. Right: the share of "
+              "a token's squared norm held by its largest dimension; close to 1 for position 0, small for the others.",
+    },
+    caption={
+        "zh": _SMOL["zh"] + "。位置 0 是提示词的第一个词元（SmolLM2 不加 BOS）。" + _prompt_note("zh"),
+        "en": _SMOL["en"] + ". Position 0 is the prompt's first token (SmolLM2 adds no BOS). " + _prompt_note("en"),
+    },
+    deps=_DEPS,
+)
+def models_massive(lang: str, theme: str):
+    c, p = colors(theme), PALETTES[theme]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    for pl, col, name in (("en", c[0], t(lang, "英文", "English")), ("zh", c[1], t(lang, "中文", "Chinese"))):
+        doc = run("smollm2-135m", pl)
+        rows = layer_rows(doc)
+        x = [r["layer"] for r in rows]
+        a.semilogy(x, [r["pos0"] for r in rows], color=col, lw=2.2,
+                   label=t(lang, f"位置 0（{name}）", f"position 0 ({name})"))
+        a.semilogy(x, [r["stream"] for r in rows], color=col, lw=1.3, ls="--",
+                   label=t(lang, f"其余词元平均（{name}）", f"mean of the others ({name})"))
+        b.plot(x, [r["pos0_share"] for r in rows], color=col, lw=2.2,
+               label=t(lang, f"位置 0（{name}）", f"position 0 ({name})"))
+        others = [float(np.median(L["stream_in"]["top_share"][1:])) for L in doc["layers"]]
+        b.plot(x, others, color=col, lw=1.3, ls="--", label=t(lang, f"其余词元中位数（{name}）", f"median of the others ({name})"))
+    dims = sorted({r["pos0_dim"] for r in layer_rows(run("smollm2-135m", "en")) if r["pos0_share"] > 0.5})
+    a.set_xlabel(t(lang, "层（进入该层的残差流）", "layer (stream entering it)"))
+    a.set_ylabel(t(lang, "每词元 L2", "L2 per token"))
+    a.set_title(t(lang, "位置 0 的长度", "Length of position 0"), fontsize=10)
+    a.legend(fontsize=8)
+    b.set_ylim(0, 1.02)
+    b.set_xlabel(t(lang, "层", "layer"))
+    b.set_ylabel(t(lang, "最大一维占平方范数的比例", "share of norm² in the largest dimension"))
+    b.set_title(t(lang, f"几乎全在一维里：第 {', '.join(map(str, dims))} 维",
+                  f"Almost all in one dimension: dim {', '.join(map(str, dims))}"), fontsize=10)
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
