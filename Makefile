@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test figures perf clean
+.PHONY: setup build serve test browser-deps figures perf clean
 
 setup: $(STAMP)
 
@@ -30,12 +30,20 @@ build: $(STAMP)
 serve: $(STAMP)
 	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
 
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(PY) -m pytest
 
 # Measure the performance budgets and print them as ratios (README, performance section).
 perf: $(STAMP)
 	$(PY) tools/perf.py
+
+# The browser tests drive Debian's Chromium (never a downloaded browser); a CJK
+# font makes the Chinese screenshots legible. Installed only when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium fonts-noto-cjk; \
+	fi
 
 figures: $(STAMP)
 	$(PY) -m normref figures --out site-figures

@@ -10,7 +10,8 @@ Page directives (one per line or inline):
                       from run to run (two builds must give the same bytes)
   [[value: NAME]]     a number from normref.values, in the page's language
   [[data: NAME]]      JSON from normref.data for a widget, embedded as
-                      <script type="application/json" id="nr-data-NAME">
+                      <template id="nr-data-NAME"><script type="application/json">
+                      (see on_page_content for why the <template>)
 
 Formulas written with pymdownx.arithmatex are typeset here at build time with
 KaTeX (PyKaTeX), so pages ship no math JavaScript at all: only KaTeX's
@@ -259,8 +260,23 @@ _MATH = re.compile(
 )
 
 
+# Material's instant navigation re-creates every inline <script> of the new
+# page with its text only, dropping `type` and `id`: a JSON data block would
+# lose its id and be run as JavaScript (a SyntaxError). Scripts inside a
+# <template> are inert and not in the document's script list, so the data is
+# wrapped in one (after Markdown, which would treat <template> as inline HTML).
+_DATA = re.compile(r'<script type="application/json" id="nr-data-([\w-]+)">(.*?)</script>', re.S)
+
+
+def _wrap_data(html_text: str) -> str:
+    return _DATA.sub(lambda m: f'<template class="nr-data" id="nr-data-{m.group(1)}">'
+                               f'<script type="application/json">{m.group(2)}</script></template>', html_text)
+
+
 def on_page_content(html_text, page, config, files):
     import pykatex
+
+    html_text = _wrap_data(html_text)
 
     def render(m):
         display = m.group("d") is not None
@@ -310,6 +326,9 @@ def on_page_context(context, page, config, nav):
 def on_post_page(output, page, config):
     if _is_notebook(page.file.src_uri):
         output = _stable_cell_ids(_NB_MERMAID.sub("", _NB_MATHJAX.sub("", output)))
+        # A code cell that scrolls sideways must take keyboard focus (WCAG 2.1.1),
+        # as Material's own code blocks do.
+        output = output.replace('<div class="highlight-ipynb ', '<div tabindex="0" class="highlight-ipynb ')
         if "mathjax" in output.lower() or "cdnjs" in output:
             raise PluginError(f"{page.file.src_uri}: could not strip nbconvert's MathJax/mermaid loaders; "
                               "the notebook template changed")

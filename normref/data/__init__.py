@@ -2,8 +2,9 @@
 
 A page writes ``[[data: NAME]]``; the build embeds what the registered
 function returns (for the page's language) as
-``<script type="application/json" id="nr-data-NAME">``, so a widget needs no
-extra request and works offline and after instant navigation. Data modules in
+``<script type="application/json">`` inside ``<template id="nr-data-NAME">``
+(the template keeps Material's instant navigation from running it as a
+script), so a widget needs no extra request and works offline and after instant navigation. Data modules in
 this package are found automatically.
 """
 

@@ -1,0 +1,712 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright.
+
+One browser and one tab serve the whole file; the site is served on
+127.0.0.1 by a small threaded http.server. Every request the browser makes is
+routed through the tests: requests to the local server go through, anything
+else is recorded and aborted, so "no other host" is checked on every page
+view of every test, not only in the page-load test.
+
+Instant navigation only works when the served address equals the build's
+site_url, so the suite serves the session's `site` on that address when the
+port is free, and otherwise builds its own copy for a free port.
+
+Screenshots land in test-artifacts/screenshots/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import html
+import http.server
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from conftest import LANGS, ROOT, build_site, lang_root, pages
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-sync"]
+ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
+SERIOUS = ("serious", "critical")
+
+
+# ---------------------------------------------------------------- search queries
+
+# Queries for the pages that exist now: (lang, query, expected). `expected` is
+# a page path relative to the language's root ("" is the home page), with an
+# optional "#fragment"; a bare "#fragment" (or a bare id) matches that
+# fragment on any page. The glossary adds its own cases when normref.glossary
+# is present: search_queries() giving (lang, query, anchor) triples, or
+# search_cases() giving objects with .lang, .query and .anchor ("glossary/#id").
+BUILTIN_QUERIES = [
+    ("zh", "RMSNorm", ""),
+    ("zh", "均方根", ""),
+    ("zh", "归一化", ""),
+    ("zh", "尺度不变性", "notebooks/scale_invariance/"),
+    ("zh", "LayerNorm", ""),
+    ("en", "RMSNorm", ""),
+    ("en", "root mean square", ""),
+    ("en", "LayerNorm", ""),
+    ("en", "scale invariance", "notebooks/scale_invariance/"),
+    ("en", "worked example", ""),
+]
+
+
+def search_cases() -> list[tuple[str, str, str]]:
+    cases = list(BUILTIN_QUERIES)
+    try:
+        from normref import glossary
+    except ImportError:
+        glossary = None
+    source = getattr(glossary, "search_queries", None) or getattr(glossary, "search_cases", None)
+    for c in source() if source else ():
+        cases.append(tuple(c) if isinstance(c, tuple) else (c.lang, c.query, c.anchor))
+    return list(dict.fromkeys(cases))
+
+
+def _matches(rel: str, fragment: str, expected: str) -> bool:
+    """Does a search result (page path relative to its language root, and fragment) match `expected`?"""
+    path, sep, frag = expected.partition("#")
+    if not sep and path and "/" not in path and "." not in path:
+        path, frag = "", path  # a bare id: "rmsnorm" means "#rmsnorm" on any page
+    if expected.startswith("#") or (not sep and frag):
+        return fragment == frag
+    return rel == path and (not frag or fragment == frag)
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, request, client_address, server):
+        super().__init__(request, client_address, server, directory=str(server.root))
+
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    root: Path
+
+
+@dataclass
+class Served:
+    root: Path  # the site folder: zh at root/, en at root/en/
+    base: str  # http://127.0.0.1:PORT/
+
+    def url(self, lang: str, rel: str = "") -> str:
+        return self.base + ("" if lang == "zh" else "en/") + rel
+
+    def rel(self, lang: str, url: str) -> str:
+        """Path of `url` relative to the language root (query and fragment dropped)."""
+        path = urlsplit(url).path
+        root = urlsplit(self.url(lang)).path
+        assert path.startswith(root), f"{url} is outside the {lang} site"
+        return path[len(root):]
+
+    def lang_of(self, url: str) -> str:
+        return "en" if urlsplit(url).path.startswith(urlsplit(self.url("en")).path) else "zh"
+
+    def pages(self, lang: str) -> list[str]:
+        """Every built page of a language, as a path relative to its root (index.html dropped)."""
+        out = []
+        for p in pages(self.root, lang):
+            rel = p.relative_to(lang_root(self.root, lang)).as_posix()
+            out.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+        return out
+
+    def html(self, lang: str, rel: str) -> str:
+        p = lang_root(self.root, lang) / rel
+        return (p / "index.html" if rel == "" or rel.endswith("/") else p).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def served(request, tmp_path_factory):
+    want = urlsplit(os.environ.get("NORMREF_SITE_URL", "http://127.0.0.1:8000/"))
+    server = None
+    if want.scheme == "http" and want.hostname == "127.0.0.1" and want.path in ("", "/"):
+        try:
+            server = _Server(("127.0.0.1", want.port or 80), _Handler)
+        except OSError:  # taken (e.g. by `make serve`): build our own copy below
+            server = None
+        else:
+            server.root = request.getfixturevalue("site")
+    if server is None:
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.root = tmp_path_factory.mktemp("site-browser")
+        build_site(server.root, env_extra={"NORMREF_SITE_URL": f"http://127.0.0.1:{server.server_port}/"})
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield Served(root=Path(server.root), base=f"http://127.0.0.1:{server.server_port}/")
+    server.shutdown()
+    server.server_close()
+
+
+# Module scope, not session: Playwright's sync API cannot run twice at once in
+# one thread, and other test files (test_subpath.py) start their own.
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Tab:
+    """The session's one browser tab, with what it saw since the last reset."""
+
+    page: object
+    served: Served
+    errors: list = field(default_factory=list)  # console errors, page errors, failed loads
+    foreign: list = field(default_factory=list)  # requests to any other host (aborted)
+    local: list = field(default_factory=list)  # requests to the local server
+
+    def reset(self):
+        self.errors.clear()
+        self.foreign.clear()
+        self.local.clear()
+
+    def goto(self, url: str, idle: bool = False):
+        resp = self.page.goto(url, wait_until="networkidle" if idle else "load")
+        assert resp is not None and resp.status == 200, f"{url}: HTTP {resp and resp.status}"
+        return resp
+
+    def mark(self):
+        """Tag the document; the tag survives only an instant (JS) navigation."""
+        self.page.evaluate("window.__nrMark = 1")
+
+    def marked(self) -> bool:
+        return self.page.evaluate("window.__nrMark === 1")
+
+    def instant(self, target: str):
+        """Follow the site's own link to `target` (as the reader's click would) and wait for it."""
+        # Material intercepts links only once it has fetched the sitemap.
+        self.page.wait_for_load_state("networkidle")
+        clicked = self.page.evaluate(
+            """(target) => {
+                const a = [...document.querySelectorAll('a[href]')].find(a => a.href.split('#')[0] === target);
+                if (!a) return false;
+                a.click();
+                return true;
+            }""",
+            target,
+        )
+        assert clicked, f"no link to {target} on {self.page.url}"
+        self.page.wait_for_url(target)
+        self.page.wait_for_load_state("load")
+        # Material swaps the content, then emits document$; wait until the new title is in.
+        self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')", arg=target)
+
+
+@pytest.fixture(scope="module")
+def tab(browser, served):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"],
+                              color_scheme="light")
+    origin = served.base.rstrip("/")
+    t = Tab(page=None, served=served)
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(origin + "/"):
+            t.local.append(url)
+            r.continue_()
+        else:
+            t.foreign.append(url)
+            r.abort()
+
+    ctx.route("**/*", route)
+    # Material remembers the last palette in localStorage and prefers it to the
+    # system's colour scheme; forget it before each page loads, so every page
+    # follows the scheme the test emulates (as on a reader's first visit).
+    ctx.add_init_script("try { Object.keys(localStorage).filter(k => k.endsWith('.__palette'))"
+                        ".forEach(k => localStorage.removeItem(k)); } catch (e) {}")
+    # Requests that bypass routing (workers, say) are still seen here.
+    ctx.on("request", lambda rq: t.foreign.append(rq.url)
+           if not rq.url.startswith((origin + "/", "data:", "blob:")) and rq.url not in t.foreign else None)
+    page = ctx.new_page()
+    page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text} ({m.location.get('url')})")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: t.errors.append(f"page error: {e}"))
+    page.on("response", lambda r: t.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    t.page = page
+    yield t
+    ctx.close()
+
+
+@pytest.fixture
+def clean_tab(tab):
+    """The session's tab with its records cleared, checked for other hosts afterwards."""
+    tab.page.emulate_media(color_scheme="light")
+    tab.reset()
+    yield tab
+    assert not tab.foreign, f"requests to other hosts: {tab.foreign}"
+
+
+# ---------------------------------------------------------------- every page
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_loads_clean(clean_tab, served, lang):
+    """Zero console errors, zero failed loads, zero requests to another host, on every page."""
+    problems = {}
+    rels = served.pages(lang)
+    assert "" in rels and len(rels) >= 2, rels
+    for rel in rels:
+        clean_tab.reset()
+        clean_tab.goto(served.url(lang, rel), idle=True)
+        got = clean_tab.page.evaluate("document.documentElement.lang")
+        issues = list(clean_tab.errors) + [f"request to other host: {u}" for u in clean_tab.foreign]
+        if not got.startswith(lang):
+            issues.append(f"<html lang={got!r}>")
+        if issues:
+            problems[rel or "(home)"] = issues
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
+# ---------------------------------------------------------------- search
+
+
+def _search(tab: Tab, lang: str, query: str) -> list[str]:
+    """Type `query` into Material's search box on the language's home page; the result links."""
+    page = tab.page
+    home = tab.served.url(lang)
+    if page.url.split("#")[0].split("?")[0] != home:
+        tab.goto(home)
+    box = page.locator("input.md-search__input")
+    placeholder = page.evaluate("JSON.parse(document.getElementById('__config').textContent)"
+                                ".translations['search.result.placeholder']")
+    meta = page.locator(".md-search-result__meta")
+    box.fill("")
+    box.press("End")  # Material's search listens to key events, not to `input`
+    page.wait_for_function("(p) => document.querySelector('.md-search-result__meta').textContent.trim() === p",
+                           arg=placeholder)
+    box.fill(query)
+    box.press("End")
+    page.wait_for_function("(p) => document.querySelector('.md-search-result__meta').textContent.trim() !== p",
+                           arg=placeholder, timeout=15000)
+    assert meta.text_content().strip()
+    return page.eval_on_selector_all(".md-search-result__list a[href]", "as => as.map(a => a.href)")
+
+
+SEARCH_CASES = search_cases()
+
+
+@pytest.mark.parametrize("lang,query,expected", SEARCH_CASES, ids=[f"{l}-{q}" for l, q, _ in SEARCH_CASES])
+def test_search(clean_tab, served, lang, query, expected):
+    hrefs = _search(clean_tab, lang, query)
+    assert hrefs, f"{lang} search for {query!r} found nothing"
+    other = [h for h in hrefs if served.lang_of(h) != lang]
+    assert not other, f"{lang} search for {query!r} returned pages of the other language: {other}"
+    found = [(served.rel(lang, h), urlsplit(h).fragment) for h in hrefs]
+    assert any(_matches(rel, frag, expected) for rel, frag in found), \
+        f"{lang} search for {query!r}: expected {expected!r}, got {found}"
+
+
+def test_search_cases_are_well_formed():
+    """Both languages are queried, and every case (the glossary's too) is usable."""
+    assert {lang for lang, _, _ in SEARCH_CASES} == set(LANGS)
+    for lang, query, expected in SEARCH_CASES:
+        assert lang in LANGS and isinstance(query, str) and query.strip() and isinstance(expected, str), \
+            (lang, query, expected)
+
+
+@pytest.mark.parametrize("lang,query", [("en", "归一化"), ("zh", "normalization"), ("en", "均方根")])
+def test_search_stays_in_its_language(clean_tab, served, lang, query):
+    """A word of the other language finds nothing of the other site (each language has its own index)."""
+    hrefs = _search(clean_tab, lang, query)
+    assert all(served.lang_of(h) == lang for h in hrefs), hrefs
+
+
+# ---------------------------------------------------------------- language switch
+
+
+def _switch(tab: Tab, to: str):
+    page = tab.page
+    page.hover(".md-header__option .md-select")
+    link = page.locator(f'a.md-select__link[hreflang="{to}"]')
+    link.click()
+    page.wait_for_load_state("load")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_language_switch_same_page(clean_tab, served, lang):
+    other = "en" if lang == "zh" else "zh"
+    wrong = {}
+    for rel in served.pages(lang):
+        clean_tab.goto(served.url(lang, rel))
+        _switch(clean_tab, other)
+        want = served.url(other, rel)
+        try:
+            clean_tab.page.wait_for_url(want, timeout=10000)
+        except PlaywrightTimeout:
+            wrong[rel] = clean_tab.page.url
+    assert not wrong, wrong
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_language_switch_after_instant_navigation(clean_tab, served, lang):
+    other = "en" if lang == "zh" else "zh"
+    rels = [r for r in served.pages(lang) if r not in ("", "404.html")]
+    assert rels, "need a second page"
+    clean_tab.goto(served.url(lang))
+    for rel in rels:
+        clean_tab.mark()
+        clean_tab.instant(served.url(lang, rel))
+        assert clean_tab.marked(), f"{rel}: instant navigation did not happen (full reload)"
+        _switch(clean_tab, other)
+        clean_tab.page.wait_for_url(served.url(other, rel))
+        clean_tab.goto(served.url(lang))
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- copy button
+
+
+def _snippet_blocks(served: Served, lang: str) -> dict[str, list[str]]:
+    """{page: [snippet files]} from the built HTML: code blocks titled snippets/NAME."""
+    out = {}
+    for rel in served.pages(lang):
+        names = re.findall(r'<span class="filename">snippets/([^<]+)</span>', served.html(lang, rel))
+        if names:
+            out[rel] = names
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_copy_button_copies_the_snippet_file(clean_tab, served, lang):
+    blocks = _snippet_blocks(served, lang)
+    assert blocks, "no snippet on any page"
+    page, checked = clean_tab.page, 0
+    for rel, names in blocks.items():
+        clean_tab.goto(served.url(lang, rel))
+        titled = page.locator(".highlight:has(> span.filename)")
+        snippets = [i for i in range(titled.count())
+                    if titled.nth(i).locator("> span.filename").text_content().startswith("snippets/")]
+        assert len(snippets) == len(names), (rel, names)
+        for i, name in zip(snippets, names):
+            block = titled.nth(i)
+            page.evaluate("navigator.clipboard.writeText('')")
+            block.hover()
+            block.locator('button[data-md-type="copy"], button.md-clipboard').first.click()
+            page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")
+            copied = page.evaluate("navigator.clipboard.readText()")
+            text = (ROOT / "snippets" / name).read_text(encoding="utf-8")
+            # Material trims trailing whitespace from every copy (its clipboard
+            # code calls trimEnd()), so the file's final newline is the one
+            # character that may be missing; everything else must be identical.
+            assert copied in (text, text.rstrip("\n")) and copied.rstrip("\n") == text.rstrip("\n"), \
+                f"{rel}: copy of snippets/{name} differs from the file"
+            checked += 1
+    assert checked >= 1
+
+
+# ---------------------------------------------------------------- scale-invariance widget
+
+
+def _widget_reading(page) -> dict:
+    return page.evaluate(
+        """() => {
+            const w = document.querySelector('[data-nr-widget="scale-playground"]');
+            const num = (s) => parseFloat(s.replace('\\u2212', '-'));
+            return {
+              c: parseFloat(w.dataset.nrC),
+              shown_c: num(w.querySelector('output').textContent),
+              l2_in: num(w.querySelector('[data-nr-value="in"]').textContent),
+              l2_out: num(w.querySelector('[data-nr-value="out"]').textContent),
+              text_out: w.querySelector('[data-nr-value="out"]').textContent,
+              sliders: w.querySelectorAll('input[type="range"]').length,
+              value: w.querySelector('input[type="range"]').value,
+              label: w.querySelector('label').textContent,
+              hidden: w.hidden,
+              bar_in: parseFloat(w.querySelector('.nr-scale__row--in .nr-scale__bar').style.width),
+              bar_out: parseFloat(w.querySelector('.nr-scale__row--out .nr-scale__bar').style.width),
+            };
+        }"""
+    )
+
+
+def _expect(data: dict, k: int) -> tuple[float, float, float]:
+    """normref's numbers at stop k of the sweep: (c, ||c x||, ||RMSNorm(c x)||), recomputed from normref."""
+    from normref import rms_norm
+    from normref.experiments.scale import scale_sweep
+    from normref.stats import l2
+
+    r = scale_sweep()
+    x = np.random.default_rng(r["seed"]).standard_normal(r["d"])
+    c = float(r["scales"][k])
+    # the embedded data is normref's sweep, and recomputing gives the same numbers
+    assert abs(data["l2_out"][k] - float(r["l2_out"][k])) < 1e-5
+    return c, float(l2(c * x)), float(l2(rms_norm(c * x, eps=data["eps"])))
+
+
+def _check_reading(got: dict, data: dict, k: int, where: str):
+    c, l2_in, l2_out = _expect(data, k)
+    assert got["c"] == pytest.approx(c, rel=1e-9), where
+    assert abs(got["shown_c"] - c) <= 0.005 + 1e-9, where
+    assert abs(got["l2_in"] - l2_in) <= 0.005 + 1e-6, (where, got, l2_in)  # shown with 2 decimals
+    assert abs(got["l2_out"] - l2_out) <= 0.00005 + 1e-6, (where, got, l2_out)  # shown with 4 decimals
+    assert abs(got["l2_out"] - data["sqrt_d"]) < 1e-3, where
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_scale_widget_matches_normref(clean_tab, served, lang):
+    from normref import data as nrdata
+
+    data = nrdata.get("scale_playground", lang)
+    n = len(data["scales"])
+    page = clean_tab.page
+    clean_tab.goto(served.url(lang))
+    page.wait_for_selector('[data-nr-widget="scale-playground"] input[type="range"]')
+    got = _widget_reading(page)
+    assert not got["hidden"] and got["sliders"] == 1
+    # The words come from the page, in its language.
+    want_label = page.get_attribute('[data-nr-widget="scale-playground"]', "data-label-factor")
+    assert got["label"] == want_label and want_label
+    assert bool(re.search(r"[\u4e00-\u9fff]", want_label)) == (lang == "zh")
+    _check_reading(got, data, n // 2, "initial (c = 1)")
+
+    # Keyboard alone: the label's control takes focus, arrows move one stop of the sweep.
+    slider = page.get_by_label(want_label)
+    slider.focus()
+    page.keyboard.press("Home")
+    low = _widget_reading(page)
+    _check_reading(low, data, 0, "Home")
+    for k in range(1, 6):
+        page.keyboard.press("ArrowRight")
+        _check_reading(_widget_reading(page), data, k, f"ArrowRight x{k}")
+    page.keyboard.press("End")
+    high = _widget_reading(page)
+    _check_reading(high, data, n - 1, "End")
+    # Both lengths are drawn: the input's bar grows with c, the output's does not move.
+    assert low["bar_in"] < low["bar_out"] < high["bar_in"] and low["bar_out"] == pytest.approx(high["bar_out"], abs=0.05)
+    page.keyboard.press("ArrowLeft")
+    _check_reading(_widget_reading(page), data, n - 2, "ArrowLeft")
+    # fill() sets log10(c) directly.
+    for k in (0, 7, 30, n - 1):
+        slider.fill(str(round(np.log10(data["scales"][k]), 6)))
+        _check_reading(_widget_reading(page), data, k, f"fill stop {k}")
+    assert page.get_attribute('[data-nr-widget="scale-playground"] input', "aria-valuetext").endswith("×")
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_widget_data_is_inert(served, lang):
+    """[[data: …]] ends up inside a <template>: Material's instant navigation re-runs every
+    inline <script> of the new page without its type and id, which would execute the JSON."""
+    page = served.html(lang, "")
+    assert '<template class="nr-data" id="nr-data-scale_playground"><script type="application/json">{' in page
+    assert not re.search(r'<script[^>]* id="nr-data-', page)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_scale_widget_after_instant_navigation(clean_tab, served, lang):
+    from normref import data as nrdata
+
+    data = nrdata.get("scale_playground", lang)
+    others = [r for r in served.pages(lang) if r not in ("", "404.html")]
+    clean_tab.goto(served.url(lang, others[0]))
+    clean_tab.mark()
+    clean_tab.instant(served.url(lang))
+    assert clean_tab.marked(), "instant navigation did not happen"
+    page = clean_tab.page
+    page.wait_for_selector('[data-nr-widget="scale-playground"] input[type="range"]')
+    page.get_by_label(page.get_attribute('[data-nr-widget="scale-playground"]', "data-label-factor")).focus()
+    page.keyboard.press("End")
+    got = _widget_reading(page)
+    assert got["sliders"] == 1
+    _check_reading(got, data, len(data["scales"]) - 1, "End after instant navigation")
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_scale_widget_without_javascript(browser, served, lang):
+    """Without JavaScript the static figure shows and the widget's empty box does not."""
+    ctx = browser.new_context(java_script_enabled=False, color_scheme="light")
+    ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(served.base) else r.abort())
+    try:
+        page = ctx.new_page()
+        page.goto(served.url(lang))
+        img = page.locator("#fig-scale_invariance img").first
+        img.scroll_into_view_if_needed()
+        assert img.is_visible()
+        assert page.evaluate("document.querySelector('#fig-scale_invariance img').naturalWidth") > 0
+        assert not page.locator('[data-nr-widget="scale-playground"]').is_visible()
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------- glossary tooltips
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_glossary_tooltips_on_hover(clean_tab, served, lang):
+    """Hovering a glossary link in running text shows its short definition (Material's tooltip)."""
+    linked = [rel for rel in served.pages(lang) if 'class="nr-term"' in served.html(lang, rel)]
+    if not linked:
+        try:
+            import normref.glossary  # noqa: F401
+        except ImportError:
+            pytest.skip("normref.glossary is not in this checkout: no glossary links to hover yet")
+        pytest.fail("normref.glossary exists, but no page links a glossary term")
+    rel = "" if "" in linked else linked[0]
+    titles = [html.unescape(t) for t in re.findall(r'<a class="nr-term"[^>]*? title="([^"]*)"', served.html(lang, rel))]
+    assert titles, rel
+    page = clean_tab.page
+    clean_tab.goto(served.url(lang, rel))
+    links = page.locator("article a.nr-term")
+    for i, title in list(enumerate(titles))[:3]:
+        page.mouse.move(0, 0)
+        link = links.nth(i)
+        link.scroll_into_view_if_needed()
+        link.hover()
+        tip = page.locator(".md-tooltip2").filter(has_text=title)
+        tip.first.wait_for(state="visible", timeout=5000)
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- math
+
+
+def _math_pages(served: Served, lang: str) -> list[str]:
+    return [rel for rel in served.pages(lang) if 'class="katex"' in served.html(lang, rel)]
+
+
+_KATEX_CHECK = """async () => {
+    await document.fonts.ready;
+    const els = [...document.querySelectorAll('article .katex')].filter(e => !e.closest('details:not([open])'));
+    const empty = els.filter(e => { const r = e.getBoundingClientRect(); return !(r.width > 0 && r.height > 0); });
+    const fam = els.length ? getComputedStyle(els[0]).fontFamily : '';
+    const fonts = [...document.fonts].filter(f => f.family.replace(/"/g, '').startsWith('KaTeX') && f.status === 'loaded')
+                                     .map(f => f.family.replace(/"/g, ''));
+    return {n: els.length, empty: empty.length, family: fam, fonts: fonts};
+}"""
+
+
+def _check_math(tab: Tab, where: str):
+    # After an instant navigation the page's KaTeX stylesheet (a <link> in the
+    # swapped-in content) loads asynchronously: give it a moment, then check.
+    try:
+        tab.page.wait_for_function(
+            "() => { const k = document.querySelector('article .katex');"
+            " return k && getComputedStyle(k).fontFamily.includes('KaTeX_Main'); }", timeout=5000)
+    except PlaywrightTimeout:
+        pass  # the assertions below say what is missing
+    got = tab.page.evaluate(_KATEX_CHECK)
+    assert got["n"] > 0, where
+    assert got["empty"] == 0, f"{where}: {got['empty']} of {got['n']} formulas have no size"
+    assert "KaTeX_Main" in got["family"], f"{where}: KaTeX stylesheet not applied ({got['family']})"
+    assert "KaTeX_Main" in got["fonts"], f"{where}: KaTeX fonts not loaded ({got['fonts']})"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_math_renders_and_survives_instant_navigation(clean_tab, served, lang):
+    math = _math_pages(served, lang)
+    assert math, "no page with math"
+    for rel in math:
+        clean_tab.goto(served.url(lang, rel))
+        _check_math(clean_tab, rel or "(home)")
+    fonts = [u for u in clean_tab.local if "/katex/fonts/" in u]
+    assert fonts and all(u.startswith(served.base) and u.endswith(".woff2") for u in fonts), fonts
+    # Instant navigation: arrive at each math page from another page without a reload.
+    others = [r for r in served.pages(lang) if r != "404.html"]
+    for rel in math:
+        start = next(r for r in others if r != rel)
+        clean_tab.goto(served.url(lang, start))
+        clean_tab.mark()
+        clean_tab.instant(served.url(lang, rel))
+        assert clean_tab.marked(), f"{rel}: no instant navigation"
+        _check_math(clean_tab, f"{rel or '(home)'} after instant navigation from {start or '(home)'}")
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- accessibility and screenshots
+
+
+def _set_scheme(tab: Tab, scheme: str):
+    """Emulate the reader's system colour scheme; Material's palette follows it (see `tab`)."""
+    tab.page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
+
+
+def _scheme_is(tab: Tab, scheme: str):
+    tab.page.wait_for_function("(s) => document.body.getAttribute('data-md-color-scheme') === s", arg=scheme,
+                               timeout=5000)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_accessibility(clean_tab, served, lang, scheme):
+    """axe-core (the copy bundled in axe-playwright-python) finds nothing serious or critical."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    found = {}
+    _set_scheme(clean_tab, scheme)
+    for rel in served.pages(lang):
+        clean_tab.goto(served.url(lang, rel))
+        _scheme_is(clean_tab, scheme)
+        if rel == "":
+            clean_tab.page.wait_for_selector('[data-nr-widget] input[type="range"]')
+        res = axe.run(clean_tab.page, options={"resultTypes": ["violations"]})
+        bad = [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5])
+               for v in res.response["violations"] if v["impact"] in SERIOUS]
+        if bad:
+            found[rel or "(home)"] = bad
+    _set_scheme(clean_tab, "default")
+    assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
+KEY_PAGES = ["", "glossary/", "notebooks/scale_invariance/"]
+
+
+def _key_pages(served: Served, lang: str) -> list[str]:
+    """The home page, the glossary, a notebook, and every page with a widget."""
+    rels = served.pages(lang)
+    widgets = [r for r in rels if "data-nr-widget=" in served.html(lang, r)]
+    return list(dict.fromkeys([r for r in KEY_PAGES if r in rels] + widgets))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_screenshots(clean_tab, served, lang):
+    """Full-page screenshots of the key pages in light and dark, kept in test-artifacts/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    rels = _key_pages(served, lang)
+    assert "" in rels
+    for scheme in ("default", "slate"):
+        _set_scheme(clean_tab, scheme)
+        for rel in rels:
+            clean_tab.goto(served.url(lang, rel))
+            page = clean_tab.page
+            _scheme_is(clean_tab, scheme)
+            # Lazy images below the fold would be blank in a full-page shot: load them all.
+            page.evaluate("""async () => {
+                const imgs = [...document.querySelectorAll('article img')];
+                imgs.forEach(i => { i.loading = 'eager'; });
+                await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+                await document.fonts.ready;
+            }""")
+            broken = page.evaluate("[...document.querySelectorAll('article img')]"
+                                   ".filter(i => i.offsetParent !== null && !(i.naturalWidth > 0)).map(i => i.src)")
+            assert not broken, f"{rel} ({scheme}): images that do not show: {broken}"
+            name = (rel.strip("/").replace("/", "-") or "home")
+            out = ARTIFACTS / f"{lang}-{name}-{'light' if scheme == 'default' else 'dark'}.png"
+            page.screenshot(path=str(out), full_page=True)
+            assert out.stat().st_size > 10_000, out
+    _set_scheme(clean_tab, "default")
+    assert not clean_tab.errors, clean_tab.errors
