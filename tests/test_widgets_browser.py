@@ -179,8 +179,9 @@ def test_layer_explorer_matches_normref(clean_tab, served, lang):
     w = _sel("layer-explorer")
     model_label, prompt_label, layer_label = (_label(page, "layer-explorer", k) for k in ("model", "prompt", "layer"))
     assert _is_zh(model_label + layer_label) == (lang == "zh")
-    models = list(data["models"])
-    # Initial state: the first model, the page's own prompt first, layer 0.
+    models = page.get_by_label(model_label, exact=True).evaluate("s => [...s.options].map(o => o.value)")
+    assert sorted(models) == sorted(data["models"])
+    # Initial state: the first model offered, the page's own prompt first, layer 0.
     assert data["prompt_order"][0] == lang
     _check_layer(_layer_reading(page), data, models[0], lang, 0, "initial")
     checked = 0
@@ -351,17 +352,22 @@ def test_glossary_filter_keeps_anchors_working(clean_tab, served, lang):
     src, dst = next((t, s) for t in g.terms for s in t.see_also if s not in _expected_ids(data, t.name["en"]))
     _filter(page, src.name["en"])
     assert dst not in _visible_terms(page) and src.id in _visible_terms(page)
-    link = page.locator(f'article h3#{src.id} ~ ul a[href="#{dst}"]').first
+    link = page.locator(f'article h3#{src.id} ~ ul a[href$="#{dst}"]').first
     link.focus()
     page.keyboard.press("Enter")  # keyboard alone
     page.wait_for_function("(id) => location.hash === '#' + id", arg=dst)
+    # Material may handle the click itself (instant navigation): wait for the page to settle.
+    page.wait_for_function("(n) => [...document.querySelectorAll('article h3.nr-gloss-term')]"
+                           ".filter(h => !h.hidden && h.offsetParent !== null).length === n", arg=len(data))
     assert dst in _visible_terms(page)
     assert len(_visible_terms(page)) == len(data)
     assert page.locator(f"{_sel('glossary-filter')} input").input_value() == ""
     page.wait_for_function("(id) => { const r = document.getElementById(id).getBoundingClientRect();"
                            " return r.top >= 0 && r.top < innerHeight; }", arg=dst)
     # The address bar (a shared link) changing the hash does the same.
+    page.evaluate("(id) => { location.hash = id; }", "#" + src.id)
     _filter(page, src.name["en"])
+    assert dst not in _visible_terms(page)
     page.evaluate("(id) => { location.hash = id; }", "#" + dst)
     page.wait_for_function("(id) => !document.getElementById(id).hidden", arg=dst)
     assert len(_visible_terms(page)) == len(data)
@@ -420,7 +426,8 @@ _CONTRAST = """(sel) => {
     const w = document.querySelector(sel);
     const worst = [];
     const texts = [...w.querySelectorAll('*')].filter(e =>
-        [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && e.getClientRects().length);
+        ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches('input[type=search], select'))
+        && e.getClientRects().length);
     for (const e of texts) {
         const st = getComputedStyle(e);
         const fg = e instanceof SVGElement ? st.fill : st.color;
