@@ -15,18 +15,15 @@ Screenshots land in test-artifacts/screenshots/ (gitignored).
 
 from __future__ import annotations
 
-import functools
 import html
 import http.server
 import json
 import os
 import re
-import socket
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest

@@ -79,8 +79,18 @@
     }
   }
 
+  // Not a widget, but it needs the same hook: Material wraps each table in a
+  // .md-typeset__scrollwrap at run time, and a wide one then scrolls sideways
+  // where a keyboard cannot reach it (WCAG 2.1.1). Let those take focus.
+  function focusableScrollers() {
+    document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (w) {
+      if (w.scrollWidth > w.clientWidth) w.tabIndex = 0;
+    });
+  }
+
   function scan() {
     document.querySelectorAll("[data-nr-widget]").forEach(mount);
+    focusableScrollers();
   }
 
   window.nrWidgets = {
