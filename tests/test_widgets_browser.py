@@ -486,3 +486,33 @@ def test_widgets_without_javascript(browser, served, lang):  # noqa: F811
                 assert page.locator("article h3.nr-gloss-term:visible").count() == len(_glossary_data(lang))
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_widgets_accessibility(clean_tab, served, lang, scheme):
+    """axe-core on each mounted widget, after it has been used (verdict shown, filter applied)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    from test_browser import SERIOUS
+
+    axe = Axe()
+    found = {}
+    _set_scheme(clean_tab, scheme)
+    try:
+        page = clean_tab.page
+        for name in PAGES:
+            _open(clean_tab, served, lang, name)
+            _scheme_is(clean_tab, scheme)
+            if name == "quiz":
+                page.locator(f"{_sel(name)} input[type=radio]").first.check()
+            elif name == "glossary-filter":
+                _filter(page, "norm")
+            res = axe.run(page, context=_sel(name), options={"resultTypes": ["violations"]})
+            bad = [f"{v['id']} ({v['impact']}): {v['help']}" for v in res.response["violations"] if v["impact"] in SERIOUS]
+            if bad:
+                found[name] = bad
+    finally:
+        _set_scheme(clean_tab, "default")
+    assert not found, found
+    assert not clean_tab.errors, clean_tab.errors
