@@ -181,6 +181,7 @@ def test_layer_explorer_matches_normref(clean_tab, served, lang):
     assert _is_zh(model_label + layer_label) == (lang == "zh")
     models = page.get_by_label(model_label, exact=True).evaluate("s => [...s.options].map(o => o.value)")
     assert sorted(models) == sorted(data["models"])
+    assert models[0] == page.get_attribute(w, "data-first-model") == "smollm2-135m"
     # Initial state: the first model offered, the page's own prompt first, layer 0.
     assert data["prompt_order"][0] == lang
     _check_layer(_layer_reading(page), data, models[0], lang, 0, "initial")

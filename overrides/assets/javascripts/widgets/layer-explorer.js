@@ -38,7 +38,9 @@ nrWidgets.register("layer-explorer", function (el, ctx) {
   }
 
   if (L.title) el.appendChild(node("p", "nr-widget__title", L.title));
-  var models = Object.keys(D.models);
+  // The page may say which model to show first (the one its tables start with).
+  var first = el.getAttribute("data-first-model");
+  var models = Object.keys(D.models).sort(function (a, b) { return (b === first) - (a === first); });
   var ctrl = node("div", "nr-layers__controls");
   var mSel = select(L.model, models.map(function (m) { return [m, D.models[m].model.name]; }), models[0]);
   var pSel = select(L.prompt, D.prompt_order.map(function (p) { return [p, L["prompt" + p.charAt(0).toUpperCase() + p.slice(1)] || p]; }),

@@ -55,7 +55,7 @@ nrWidgets.register("softmax-saturation", function (el, ctx) {
   var topKey = node("span", null, (L.top || "") + " "), topVal = node("strong", "nr-softmax__topvalue");
   topVal.setAttribute("data-nr-value", "top");
   top.append(topKey, topVal);
-  var note = node("p", "nr-scale__note", (L.note || "") + " " + (L.uniform || "") + " 1/" + s.length + " = " + fmt(1 / s.length, 4));
+  var note = node("p", "nr-scale__note", (L.note || "") + (L.uniform || "") + " 1/" + s.length + " = " + fmt(1 / s.length, 4));
   el.append(row, rows, top, note);
 
   function update() {
