@@ -1,0 +1,519 @@
+"""The four widgets of the content pages, in a real browser (Chromium via Playwright).
+
+Softmax saturation (formulas), layer explorer (real-models), quiz (interview)
+and glossary filter (glossary): each is driven with the keyboard (and with
+fill/select where a reader would), in both languages, and what it shows is
+compared with normref's own numbers: the softmax recomputed by
+normref.experiments.softmax, the layer_explorer/quiz/glossary datasets. Each is
+also checked after Material's instant navigation, in light and dark mode (text
+must stand out from its background), and without JavaScript (the static
+content shows, the widget's empty box does not).
+
+The fixtures (served site, one browser, one tab) are test_browser.py's; this
+module gets its own browser and tab (module scope), the site is shared.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+import pytest
+
+from conftest import LANGS
+from test_browser import Tab, _scheme_is, _set_scheme, browser, clean_tab, served, tab  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+
+PAGES = {"softmax-saturation": "formulas/", "layer-explorer": "real-models/", "quiz": "interview/",
+         "glossary-filter": "glossary/"}
+# A control that exists only once the widget has mounted.
+READY = {"softmax-saturation": "input[type=range]", "layer-explorer": "table td", "quiz": "input[type=radio]",
+         "glossary-filter": "input[type=search]"}
+
+
+def _sel(name: str) -> str:
+    return f'[data-nr-widget="{name}"]'
+
+
+def _open(tab: Tab, served, lang: str, name: str):
+    tab.goto(served.url(lang, PAGES[name]))
+    tab.page.wait_for_selector(f"{_sel(name)} {READY[name]}")
+    return tab.page
+
+
+def _num(s: str) -> float:
+    return float(s.strip().replace("\u2212", "-"))
+
+
+def _label(page, name: str, key: str) -> str:
+    text = page.get_attribute(_sel(name), f"data-label-{key}")
+    assert text, f"{name}: no data-label-{key}"
+    return text
+
+
+def _is_zh(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+# ---------------------------------------------------------------- softmax saturation
+
+
+def _softmax_reading(page) -> dict:
+    return page.evaluate(
+        """(sel) => {
+            const w = document.querySelector(sel);
+            const num = (s) => parseFloat(s.replace('\\u2212', '-'));
+            const top = w.querySelector('[data-nr-value="top"]');
+            return {
+              c: parseFloat(w.dataset.nrC),
+              p: [...w.querySelectorAll('[data-nr-p]')].map(e => num(e.textContent)),
+              bars: [...w.querySelectorAll('.nr-scale__bar')].map(e => parseFloat(e.style.width)),
+              top: num(top.textContent.split('=').pop()),
+              top_name: top.textContent.split('=')[0].trim(),
+              value: w.querySelector('input[type=range]').value,
+            };
+        }""",
+        _sel("softmax-saturation"),
+    )
+
+
+def _check_softmax(got: dict, data: dict, k: int, where: str):
+    from normref.experiments.softmax import SCORES, softmax
+
+    c = float(data["scales"][k])
+    p = softmax(c * SCORES)  # normref's softmax, recomputed here
+    assert got["c"] == pytest.approx(c, rel=1e-12), where
+    assert abs(data["top"][k] - p.max()) < 1e-6, f"{where}: the page's data is not normref's sweep"
+    assert np.max(np.abs(np.array(got["p"]) - p)) <= 0.0005 + 1e-9, (where, got["p"], p)  # 3 decimals
+    assert abs(got["top"] - p.max()) <= 0.00005 + 1e-9, (where, got["top"], p.max())  # 4 decimals
+    assert got["top_name"] == data["labels"][int(p.argmax())], where
+    assert np.allclose(got["bars"], 100 * p, atol=0.01), where
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_softmax_widget_matches_normref(clean_tab, served, lang):
+    from normref import data as nrdata
+    from normref.experiments.softmax import SHOWN_SCALES
+
+    data = nrdata.get("softmax_saturation", lang)
+    scales = [float(c) for c in data["scales"]]
+    n = len(scales)
+    page = _open(clean_tab, served, lang, "softmax-saturation")
+    assert not page.locator(_sel("softmax-saturation")).is_hidden()
+    label = _label(page, "softmax-saturation", "magnitude")
+    assert _is_zh(label) == (lang == "zh")
+    one = scales.index(1.0)
+    _check_softmax(_softmax_reading(page), data, one, "initial (c = 1)")
+
+    # Keyboard alone: the labelled slider takes focus; Home, arrows, End walk normref's sweep.
+    page.get_by_label(label).focus()
+    page.keyboard.press("Home")
+    _check_softmax(_softmax_reading(page), data, 0, "Home")
+    for k in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        _check_softmax(_softmax_reading(page), data, k, f"ArrowRight x{k}")
+    page.keyboard.press("End")
+    high = _softmax_reading(page)
+    _check_softmax(high, data, n - 1, "End")
+    assert high["top"] > 0.99  # saturated: almost one-hot
+    # fill(): the magnitudes the page's text quotes.
+    for c in SHOWN_SCALES:
+        k = scales.index(c)
+        page.get_by_label(label).fill(str(k))
+        _check_softmax(_softmax_reading(page), data, k, f"c = {c}")
+    assert page.get_attribute(f"{_sel('softmax-saturation')} input", "aria-valuetext").startswith("c = ")
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- layer explorer
+
+
+def _layer_reading(page) -> dict:
+    return page.evaluate(
+        """(sel) => {
+            const w = document.querySelector(sel);
+            const out = {};
+            w.querySelectorAll('[data-nr-value]').forEach(td => { out[td.dataset.nrValue] = td.textContent; });
+            const dot = w.querySelector('circle.nr-dot');
+            return {values: out, model: w.dataset.nrModel, prompt: w.dataset.nrPrompt, stop: +w.dataset.nrStop,
+                    dot_stop: +dot.getAttribute('data-nr-stop'), dot_x: +dot.getAttribute('cx'),
+                    points: w.querySelector('polyline.nr-line').getAttribute('points').trim().split(/\\s+/).length,
+                    caption: w.querySelector('caption').textContent,
+                    prompt_text: w.querySelector('.nr-layers__prompt').textContent};
+        }""",
+        _sel("layer-explorer"),
+    )
+
+
+def _close(shown: str, want: float, where: str):
+    # The data holds 4 significant digits and the widget shows them as they are.
+    assert _num(shown) == pytest.approx(want, rel=1e-9, abs=1e-12), (where, shown, want)
+
+
+def _check_layer(got: dict, data: dict, model: str, prompt: str, k: int, where: str):
+    run = data["models"][model]["runs"][prompt]
+    stops = run["layers"] + [run["final"]]
+    s = stops[k]
+    assert (got["model"], got["prompt"], got["stop"], got["dot_stop"]) == (model, prompt, k, k), where
+    assert got["points"] == len(stops), where
+    assert run["prompt"] in got["prompt_text"] and str(run["n_tokens"]) in got["prompt_text"], where
+    v = got["values"]
+    _close(v["stream"], s["stream_in"]["l2_excl0"], f"{where}: stream")
+    _close(v["pos0"], s["stream_in"]["l2_tokens"][0], f"{where}: position 0")
+    names = {key.split(".")[0] for key in v if "." in key}
+    assert names == {n["name"] for n in s["norms"]}, where
+    for n in s["norms"]:
+        for part in ("input", "pre_gain", "post_gain"):
+            _close(v[f"{n['name']}.{part}"], n[part]["l2_excl0"], f"{where}: {n['name']} {part}")
+        gains = [_num(x) for x in v[f"{n['name']}.gain"].split("/")]
+        assert gains == pytest.approx([n["gain"]["min"], n["gain"]["median"], n["gain"]["max"]], rel=1e-9), where
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_layer_explorer_matches_normref(clean_tab, served, lang):
+    from normref import data as nrdata
+
+    data = nrdata.get("layer_explorer", lang)
+    page = _open(clean_tab, served, lang, "layer-explorer")
+    w = _sel("layer-explorer")
+    model_label, prompt_label, layer_label = (_label(page, "layer-explorer", k) for k in ("model", "prompt", "layer"))
+    assert _is_zh(model_label + layer_label) == (lang == "zh")
+    models = page.get_by_label(model_label, exact=True).evaluate("s => [...s.options].map(o => o.value)")
+    assert sorted(models) == sorted(data["models"])
+    assert models[0] == page.get_attribute(w, "data-first-model") == "smollm2-135m"
+    # Initial state: the first model offered, the page's own prompt first, layer 0.
+    assert data["prompt_order"][0] == lang
+    _check_layer(_layer_reading(page), data, models[0], lang, 0, "initial")
+    checked = 0
+    for model in models:
+        page.get_by_label(model_label, exact=True).select_option(model)
+        for prompt in data["prompt_order"]:
+            # Keyboard alone on the prompt select too: focus it and pick with the arrows.
+            sel = page.get_by_label(prompt_label, exact=True)
+            sel.focus()
+            while page.evaluate(f"document.querySelector('{w}').dataset.nrPrompt") != prompt:
+                page.keyboard.press("ArrowDown" if data["prompt_order"].index(prompt) else "ArrowUp")
+            run = data["models"][model]["runs"][prompt]
+            last = len(run["layers"])  # the stop after the last layer
+            slider = page.get_by_label(layer_label, exact=True)
+            slider.focus()
+            page.keyboard.press("Home")
+            _check_layer(_layer_reading(page), data, model, prompt, 0, f"{model}/{prompt} Home")
+            page.keyboard.press("ArrowRight")
+            one = _layer_reading(page)
+            _check_layer(one, data, model, prompt, 1, f"{model}/{prompt} ArrowRight")
+            page.keyboard.press("End")
+            end = _layer_reading(page)
+            _check_layer(end, data, model, prompt, last, f"{model}/{prompt} End (final)")
+            assert end["dot_x"] > one["dot_x"]
+            page.keyboard.press("ArrowLeft")
+            _check_layer(_layer_reading(page), data, model, prompt, last - 1, f"{model}/{prompt} last layer")
+            slider.fill(str(last // 2))
+            _check_layer(_layer_reading(page), data, model, prompt, last // 2, f"{model}/{prompt} middle")
+            checked += 5
+    assert checked == 5 * len(models) * len(data["prompt_order"])
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- quiz
+
+
+def _verdicts(page) -> list[str]:
+    return page.eval_on_selector_all(f"{_sel('quiz')} [data-nr-verdict]", "es => es.map(e => e.dataset.nrVerdict)")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_quiz_checks_answers(clean_tab, served, lang):
+    from normref import data as nrdata
+
+    quiz = nrdata.get("quiz", lang)
+    page = _open(clean_tab, served, lang, "quiz")
+    w = page.locator(_sel("quiz"))
+    assert page.locator("div.nr-quiz").count() == len(quiz)
+    assert page.locator("div.nr-quiz:visible").count() == 0  # the static copies give way to the widget
+    assert w.locator("fieldset").count() == len(quiz)
+    assert _verdicts(page) == [""] * len(quiz)
+    for n, q in enumerate(quiz):
+        fs = w.locator("fieldset").nth(n)
+        assert q["prompt"] in fs.locator("legend").text_content()
+        radios = fs.locator("input[type=radio]")
+        assert radios.count() == len(q["options"])
+        verdict = fs.locator("[data-nr-verdict]")
+        assert verdict.get_attribute("aria-live") == "polite"
+        # Keyboard alone: Space chooses the focused option, arrows move to the next one and choose it.
+        radios.nth(0).focus()
+        page.keyboard.press("Space")
+        for i in range(len(q["options"])):
+            assert radios.nth(i).is_checked(), (n, i)
+            want = "right" if i == q["answer"] else "wrong"
+            assert verdict.get_attribute("data-nr-verdict") == want, (lang, q["id"], i)
+            text = verdict.text_content()
+            assert q["explain"] in text
+            if want == "wrong":
+                assert "ABCDEFGH"[q["answer"]] + "." in text
+            if i + 1 < len(q["options"]):
+                page.keyboard.press("ArrowDown")
+        # Leave every question on its right answer, by clicking it.
+        radios.nth(q["answer"]).check()
+        assert verdict.get_attribute("data-nr-verdict") == "right"
+    assert w.get_attribute("data-nr-right") == str(len(quiz))
+    assert _verdicts(page) == ["right"] * len(quiz)
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- glossary filter
+
+
+def _glossary_data(lang: str) -> list:
+    from normref import data as nrdata
+
+    return nrdata.get("glossary", lang)
+
+
+def _norm(s: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", s).lower().split())
+
+
+def _expected_ids(data: list, query: str) -> list[str]:
+    q = _norm(query)
+    return [t["id"] for t in data if not q or any(q in _norm(f) for f in t["forms"])]
+
+
+def _visible_terms(page) -> list[str]:
+    return page.eval_on_selector_all("article h3.nr-gloss-term", "hs => hs.filter(h => !h.hidden && h.offsetParent !== null).map(h => h.id)")
+
+
+def _filter(page, text: str):
+    box = page.locator(f"{_sel('glossary-filter')} input[type=search]")
+    box.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    if text:
+        page.keyboard.type(text)
+
+
+def _glossary_queries(lang: str) -> list[str]:
+    """A zh name, an en name, an alias and a sub-word, from the glossary itself; and a miss."""
+    from normref.glossary import default
+
+    g = default()
+    rms = g.get("rmsnorm")
+    with_alias = next(t for t in g.terms if t.aliases)
+    return [rms.name["zh"], rms.name["en"].lower(), with_alias.aliases[0], "norm", "归一化", "zzz-no-such-term"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_glossary_filter_counts(clean_tab, served, lang):
+    from normref import data as nrdata
+    from normref.glossary import default
+
+    data = nrdata.get("glossary", lang)
+    assert len(data) == len(default())
+    page = _open(clean_tab, served, lang, "glossary-filter")
+    w = page.locator(_sel("glossary-filter"))
+    count = w.locator("output")
+    template = _label(page, "glossary-filter", "count")
+    total = len(data)
+
+    def check(query: str):
+        want = _expected_ids(data, query)
+        assert _visible_terms(page) == want, (lang, query)
+        assert count.text_content() == template.replace("{n}", str(len(want))).replace("{m}", str(total)), query
+        assert w.get_attribute("data-nr-shown") == str(len(want))
+        return want
+
+    assert check("") == [t["id"] for t in data]
+    for query in _glossary_queries(lang):
+        _filter(page, query)
+        want = check(query)
+        assert (0 < len(want) < total) or query.startswith("zzz"), (query, len(want))
+        # A group heading shows only while one of its entries does.
+        groups = page.eval_on_selector_all("article h2[id^=group-]", "hs => hs.filter(h => !h.hidden).map(h => h.id)")
+        assert set(groups) == {"group-" + t["group"] for t in data if t["id"] in want}, query
+    # Typing one character at a time narrows step by step.
+    _filter(page, "")
+    check("")
+    for i in range(1, 5):
+        page.keyboard.type("rmsnorm"[i - 1])
+        check("rmsnorm"[:i])
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_glossary_filter_keeps_anchors_working(clean_tab, served, lang):
+    """An anchor to an entry the filter hides clears the filter, and the entry is there to land on."""
+    from normref import data as nrdata
+    from normref.glossary import default
+
+    data = nrdata.get("glossary", lang)
+    g = default()
+    page = _open(clean_tab, served, lang, "glossary-filter")
+    # A term whose "see also" link points at a term the filter (its own en name) hides.
+    src, dst = next((t, s) for t in g.terms for s in t.see_also if s not in _expected_ids(data, t.name["en"]))
+    _filter(page, src.name["en"])
+    assert dst not in _visible_terms(page) and src.id in _visible_terms(page)
+    link = page.locator(f'article h3#{src.id} ~ ul a[href$="#{dst}"]').first
+    link.focus()
+    page.keyboard.press("Enter")  # keyboard alone
+    page.wait_for_function("(id) => location.hash === '#' + id", arg=dst)
+    # Material may handle the click itself (instant navigation): wait for the page to settle.
+    page.wait_for_function("(n) => [...document.querySelectorAll('article h3.nr-gloss-term')]"
+                           ".filter(h => !h.hidden && h.offsetParent !== null).length === n", arg=len(data))
+    assert dst in _visible_terms(page)
+    assert len(_visible_terms(page)) == len(data)
+    assert page.locator(f"{_sel('glossary-filter')} input").input_value() == ""
+    page.wait_for_function("(id) => { const r = document.getElementById(id).getBoundingClientRect();"
+                           " return r.top >= 0 && r.top < innerHeight; }", arg=dst)
+    # The address bar (a shared link) changing the hash does the same.
+    page.evaluate("(id) => { location.hash = id; }", "#" + src.id)
+    _filter(page, src.name["en"])
+    assert dst not in _visible_terms(page)
+    page.evaluate("(id) => { location.hash = id; }", "#" + dst)
+    page.wait_for_function("(id) => !document.getElementById(id).hidden", arg=dst)
+    assert len(_visible_terms(page)) == len(data)
+    assert not clean_tab.errors, clean_tab.errors
+
+
+# ---------------------------------------------------------------- every widget: instant navigation, dark mode, no JS
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_widgets_after_instant_navigation(clean_tab, served, lang):
+    """Reach each widget's page by following a link from the home page (no reload): it mounts and works."""
+    page = clean_tab.page
+    for name, rel in PAGES.items():
+        clean_tab.goto(served.url(lang))
+        clean_tab.mark()
+        clean_tab.instant(served.url(lang, rel))
+        assert clean_tab.marked(), f"{rel}: instant navigation did not happen"
+        page.wait_for_selector(f"{_sel(name)} {READY[name]}")
+        assert page.locator(_sel(name)).is_visible(), name
+        control = page.locator(f"{_sel(name)} {READY[name]}").first
+        control.focus()
+        if name == "softmax-saturation":
+            page.keyboard.press("End")
+            assert _softmax_reading(page)["top"] > 0.99
+        elif name == "layer-explorer":
+            page.get_by_label(_label(page, name, "layer"), exact=True).focus()
+            page.keyboard.press("End")
+            got = _layer_reading(page)
+            assert got["stop"] == got["dot_stop"] == got["points"] - 1
+        elif name == "quiz":
+            page.keyboard.press("Space")
+            assert _verdicts(page)[0] in ("right", "wrong")
+        else:
+            page.keyboard.type("rmsnorm")
+            shown = _visible_terms(page)
+            assert "rmsnorm" in shown and 0 < len(shown) < len(_glossary_data(lang))
+        # One widget per page, mounted once (no double mount from repeated document$ events).
+        assert page.locator(f"{_sel(name)} .nr-widget__title").count() <= 1
+    assert not clean_tab.errors, clean_tab.errors
+
+
+_CONTRAST = """(sel) => {
+    const lum = (c) => {
+        const m = c.match(/[\\d.]+/g).map(Number);
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return [0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]), m.length > 3 ? m[3] : 1];
+    };
+    const bg = (e) => {
+        for (; e; e = e.parentElement) {
+            const c = getComputedStyle(e).backgroundColor;
+            if (c && lum(c)[1] > 0.5) return c;
+        }
+        return getComputedStyle(document.body).backgroundColor;
+    };
+    const w = document.querySelector(sel);
+    const worst = [];
+    const texts = [...w.querySelectorAll('*')].filter(e =>
+        ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches('input[type=search], select'))
+        && e.getClientRects().length);
+    for (const e of texts) {
+        const st = getComputedStyle(e);
+        const fg = e instanceof SVGElement ? st.fill : st.color;
+        const a = lum(fg)[0], b = lum(bg(e))[0];
+        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        worst.push([ratio, e.tagName + '.' + (e.getAttribute('class') || '') + ': ' + e.textContent.slice(0, 30)]);
+    }
+    worst.sort((x, y) => x[0] - y[0]);
+    return {n: texts.length, worst: worst.slice(0, 3)};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_widgets_text_stands_out(clean_tab, served, lang, scheme):
+    """Light and dark: every piece of text a widget draws (HTML and SVG) contrasts with what is behind it."""
+    _set_scheme(clean_tab, scheme)
+    try:
+        page = clean_tab.page
+        for name in PAGES:
+            _open(clean_tab, served, lang, name)
+            _scheme_is(clean_tab, scheme)
+            if name == "quiz":  # show a verdict too
+                page.locator(f"{_sel(name)} input[type=radio]").first.check()
+            got = page.evaluate(_CONTRAST, _sel(name))
+            assert got["n"] >= 3, (name, got)
+            ratio, where = got["worst"][0]
+            assert ratio >= 4.5, f"{lang} {scheme} {name}: contrast {ratio:.2f} at {where}"
+    finally:
+        _set_scheme(clean_tab, "default")
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_widgets_without_javascript(browser, served, lang):  # noqa: F811
+    """Without JavaScript: no empty widget boxes, and the static content each one enhances is there."""
+    ctx = browser.new_context(java_script_enabled=False, color_scheme="light")
+    ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(served.base) else r.abort())
+    try:
+        page = ctx.new_page()
+        for name, rel in PAGES.items():
+            page.goto(served.url(lang, rel))
+            assert page.locator(_sel(name)).count() == 1 and not page.locator(_sel(name)).is_visible(), name
+            if name == "softmax-saturation":
+                img = page.locator("#fig-softmax_saturation img").first
+                img.scroll_into_view_if_needed()
+                assert img.is_visible()
+            elif name == "layer-explorer":
+                assert page.locator("article table").count() >= 2
+            elif name == "quiz":
+                first = page.locator("div.nr-quiz").first
+                assert page.locator("div.nr-quiz").count() >= 3 and first.is_visible()
+                first.locator("details summary").click()  # the static answer still opens
+                assert first.locator("details").get_attribute("open") is not None
+            else:
+                assert page.locator("article h3.nr-gloss-term:visible").count() == len(_glossary_data(lang))
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_widgets_accessibility(clean_tab, served, lang, scheme):
+    """axe-core on each mounted widget, after it has been used (verdict shown, filter applied)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    from test_browser import SERIOUS
+
+    axe = Axe()
+    found = {}
+    _set_scheme(clean_tab, scheme)
+    try:
+        page = clean_tab.page
+        for name in PAGES:
+            _open(clean_tab, served, lang, name)
+            _scheme_is(clean_tab, scheme)
+            if name == "quiz":
+                page.locator(f"{_sel(name)} input[type=radio]").first.check()
+            elif name == "glossary-filter":
+                _filter(page, "norm")
+            res = axe.run(page, context=_sel(name), options={"resultTypes": ["violations"]})
+            bad = [f"{v['id']} ({v['impact']}): {v['help']}" for v in res.response["violations"] if v["impact"] in SERIOUS]
+            if bad:
+                found[name] = bad
+    finally:
+        _set_scheme(clean_tab, "default")
+    assert not found, found
+    assert not clean_tab.errors, clean_tab.errors
