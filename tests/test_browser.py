@@ -196,8 +196,12 @@ class Tab:
 
     def instant(self, target: str):
         """Follow the site's own link to `target` (as the reader's click would) and wait for it."""
-        # Material intercepts links only once it has fetched the sitemap.
-        self.page.wait_for_load_state("networkidle")
+        # Material intercepts links only once it has fetched the sitemap. Wait for that
+        # fetch itself: "networkidle" (no request for 500 ms) timed out on a busy machine.
+        self.page.wait_for_load_state("load")
+        self.page.wait_for_function(
+            "() => performance.getEntriesByType('resource')"
+            ".some(e => e.name.split('?')[0].endsWith('/sitemap.xml') && e.responseEnd > 0)")
         clicked = self.page.evaluate(
             """(target) => {
                 const a = [...document.querySelectorAll('a[href]')].find(a => a.href.split('#')[0] === target);
