@@ -10,48 +10,31 @@ this package are found automatically.
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
-from typing import Callable
+
+from .._registry import Registry
 
 __all__ = ["dataset", "get", "names", "to_json"]
 
-_REGISTRY: dict[str, Callable[[str], object]] = {}
-_loaded = False
+_REGISTRY = Registry(__name__, __path__, "dataset")
 
 
 def dataset(name: str):
     """Register ``fn(lang) -> JSON-able object`` as the dataset called ``name``."""
 
     def deco(fn):
-        if name in _REGISTRY and _REGISTRY[name] is not fn:
-            raise ValueError(f"dataset {name!r} is registered twice")
-        _REGISTRY[name] = fn
+        _REGISTRY.add(name, fn)
         return fn
 
     return deco
 
 
-def _load_all() -> None:
-    global _loaded
-    if not _loaded:
-        for info in pkgutil.iter_modules(__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{__name__}.{info.name}")
-        _loaded = True
-
-
 def names() -> list[str]:
-    _load_all()
-    return sorted(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get(name: str, lang: str = "en"):
-    _load_all()
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown dataset {name!r}; known datasets: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name](lang)
+    return _REGISTRY.get(name)(lang)
 
 
 def to_json(obj) -> str:

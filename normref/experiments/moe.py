@@ -18,7 +18,6 @@ and ‖W↓x‖, which varies with the direction of x), not from the input's siz
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 
@@ -27,6 +26,7 @@ import torch
 import torch.nn as nn
 
 from ..cache import memo
+from . import one_thread
 from ..moe import LatentMoE, LatentMoEConfig
 from ..nn import RMSNorm, rms_norm
 
@@ -47,16 +47,6 @@ SWEEPS = {
 }
 
 
-@contextlib.contextmanager
-def _one_thread():
-    """Run on one thread: these are many tiny ops, and on a busy 2-core machine
-    torch's thread pool spins (we measured a 50x slowdown with 2 threads)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
 
 
 def cv(a) -> float:
@@ -128,7 +118,7 @@ def u_spread(n_tokens: int = 2048, seed: int = 0) -> dict:
             key = tuple(sorted(kw.items()))
             if key not in done:
                 sigma = kw.pop("expert_spread")
-                with _one_thread():
+                with one_thread():
                     done[key] = _one(LatentMoEConfig(**kw), sigma, n_tokens, seed)
             runs.append(done[key])
         out["sweeps"][name] = {"values": list(vals), "runs": runs}
@@ -199,7 +189,7 @@ def toy_training(seeds=(0, 1, 2), lrs=(3e-3, 1e-2), cfg: ToyConfig = TOY) -> dic
         raise ValueError(f"lrs must be positive numbers, got {lrs!r}")
     if not isinstance(cfg, ToyConfig):
         raise TypeError(f"cfg must be a ToyConfig, got {type(cfg).__name__}")
-    with _one_thread():
+    with one_thread():
         return _train_all(tuple(seeds), tuple(lrs), cfg)
 
 

@@ -15,7 +15,6 @@ seeded, small enough for a 2-core laptop (a few seconds each, cached on disk):
 
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import asdict, dataclass
 
@@ -23,26 +22,13 @@ import numpy as np
 import torch
 
 from .. import cache
+from . import one_thread
 from ..blocks import TinyConfig, TinyTransformer
 
 __all__ = ["GRAD", "STREAM", "grad_per_layer", "stream_norms", "lemma2_bounds", "TrainSetting", "markov_data",
            "warmup_runs", "one_thread"]
 
 
-@contextlib.contextmanager
-def one_thread():
-    """Run torch on one thread, then restore the setting.
-
-    These models are tiny: a matmul is far too small to split, and on a busy
-    2-core machine (the zh and en builds, tests) a second thread spins and
-    waits; we measured small matmuls 20x slower with 2 threads than with 1.
-    """
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _model(placement: str, seed: int, **kw) -> TinyTransformer:

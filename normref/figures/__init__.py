@@ -12,13 +12,12 @@ renders everything.
 
 from __future__ import annotations
 
-import importlib
 import io
-import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import cache
+from .._registry import Registry
 
 LANGS = ("zh", "en")
 THEMES = ("light", "dark")
@@ -39,8 +38,7 @@ class FigureSpec:
         return (self.func.__module__, "normref.figures", "normref.figures._style", *self.deps)
 
 
-_REGISTRY: dict[str, FigureSpec] = {}
-_loaded = False
+_REGISTRY = Registry(__name__, __path__, "figure")
 
 
 def figure(name: str, *, alt: dict, caption: dict, deps=()):
@@ -51,34 +49,18 @@ def figure(name: str, *, alt: dict, caption: dict, deps=()):
             missing = [lang for lang in LANGS if not (d.get(lang) or "").strip()]
             if missing:
                 raise ValueError(f"figure {name!r}: {what} text missing for {', '.join(missing)}")
-        if name in _REGISTRY and _REGISTRY[name].func is not fn:
-            raise ValueError(f"figure {name!r} is registered twice")
-        _REGISTRY[name] = FigureSpec(name, fn, dict(alt), dict(caption), tuple(deps))
+        _REGISTRY.add(name, FigureSpec(name, fn, dict(alt), dict(caption), tuple(deps)), same=lambda a, b: a.func is b.func)
         return fn
 
     return deco
 
 
-def _load_all() -> None:
-    global _loaded
-    if not _loaded:
-        for info in pkgutil.iter_modules(__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{__name__}.{info.name}")
-        _loaded = True
-
-
 def names() -> list[str]:
-    _load_all()
-    return sorted(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get(name: str) -> FigureSpec:
-    _load_all()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown figure {name!r}; known figures: {', '.join(sorted(_REGISTRY))}") from None
+    return _REGISTRY.get(name)
 
 
 def _check(lang: str, theme: str) -> None:

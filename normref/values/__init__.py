@@ -7,47 +7,29 @@ uses. Value modules in this package are found automatically.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import Callable
+from .._registry import Registry
 
 __all__ = ["value", "get", "names", "fmt", "fmt_vec"]
 
-_REGISTRY: dict[str, Callable[[str], str]] = {}
-_loaded = False
+_REGISTRY = Registry(__name__, __path__, "value")
 
 
 def value(name: str):
     """Register ``fn(lang) -> str`` as the value called ``name``."""
 
     def deco(fn):
-        if name in _REGISTRY and _REGISTRY[name] is not fn:
-            raise ValueError(f"value {name!r} is registered twice")
-        _REGISTRY[name] = fn
+        _REGISTRY.add(name, fn)
         return fn
 
     return deco
 
 
-def _load_all() -> None:
-    global _loaded
-    if not _loaded:
-        for info in pkgutil.iter_modules(__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{__name__}.{info.name}")
-        _loaded = True
-
-
 def names() -> list[str]:
-    _load_all()
-    return sorted(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get(name: str, lang: str = "en") -> str:
-    _load_all()
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown value {name!r}; known values: {', '.join(sorted(_REGISTRY))}")
-    out = _REGISTRY[name](lang)
+    out = _REGISTRY.get(name)(lang)
     if not isinstance(out, str):
         raise TypeError(f"value {name!r} must return str, got {type(out).__name__}")
     return out
