@@ -396,7 +396,7 @@ def weight_budgets(res: dict, tree: Path) -> bool:
             t = p.read_text(encoding="utf-8", errors="replace")
             for m in re.finditer(r'<(script|img|iframe|source|link)\b[^>]*>', t):
                 tag = m.group(0)
-                if m.group(1) == "link" and re.search(r'rel="(canonical|alternate|prev|next)"', tag):
+                if m.group(1) == "link" and re.search(r'rel="\s*(canonical|alternate|prev|next)\s*"', tag):
                     continue  # navigation hints, never fetched
                 if re.search(r'\s(?:src|href)="(?:https?:)?//', tag):
                     static.append(f"{p.relative_to(site)}: {tag[:160]}")
