@@ -73,9 +73,10 @@ def package_hash() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def versions_hash() -> str:
+def versions_hash(libs: tuple = _LIBS) -> str:
+    """"lib=version;…" for the given libraries ("none" when one is not installed)."""
     parts = []
-    for lib in _LIBS:
+    for lib in libs:
         try:
             parts.append(f"{lib}={importlib.metadata.version(lib)}")
         except importlib.metadata.PackageNotFoundError:

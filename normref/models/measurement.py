@@ -10,7 +10,6 @@ loads no model at all. The document it returns is what
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import math
 from dataclasses import asdict
@@ -28,13 +27,7 @@ _LIBS = ("torch", "numpy", "gguf", "safetensors", "tokenizers")
 
 
 def _lib_versions() -> str:
-    out = []
-    for lib in _LIBS:
-        try:
-            out.append(f"{lib}={importlib.metadata.version(lib)}")
-        except importlib.metadata.PackageNotFoundError:
-            out.append(f"{lib}=none")
-    return ";".join(out)
+    return cache.versions_hash(_LIBS)
 
 
 # The modules whose code the measurement runs. Their source is hashed without
