@@ -288,12 +288,21 @@ def on_page_content(html_text, page, config, files):
         return f'<div class="nr-math">{out}</div>' if display else out
 
     new, n = _MATH.subn(render, html_text)
+    # Math and widget assets go only into the pages that use them, and into the
+    # body, not the head: Material's instant navigation swaps the body only (and
+    # runs its scripts again), and a head-only stylesheet would be missing after it.
     if n:
-        # In the body, not the head: Material's instant navigation swaps the
-        # body only, and a head-only stylesheet would be missing after it.
-        href = posixpath.relpath("assets/katex/katex.min.css", posixpath.dirname(page.url.rstrip("/") + "/x") if page.url else ".")
-        new = f'<link rel="stylesheet" href="{href}">\n' + new
+        new = f'<link rel="stylesheet" href="{_asset(page, "katex/katex.min.css")}">\n' + new
+    if "data-nr-widget=" in new:
+        new = (f'<link rel="stylesheet" href="{_asset(page, "stylesheets/widgets.css")}">\n' + new
+               + f'\n<script src="{_asset(page, "javascripts/widgets.js")}" defer></script>\n')
     return new
+
+
+def _asset(page, path: str) -> str:
+    """assets/<path> relative to the page, so the site works under any sub-path."""
+    here = posixpath.dirname(page.url.rstrip("/") + "/x") if page.url else "."
+    return posixpath.relpath("assets/" + path, here)
 
 
 # ---------------------------------------------------------------- notebook pages

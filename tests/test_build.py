@@ -189,6 +189,40 @@ def test_math_page_gets_the_stylesheet_and_plain_page_does_not():
     assert "katex" not in hook.on_page_content("<p>no math</p>", page=_page(), config=CONFIG, files=None)
 
 
+def test_widget_page_gets_the_loader_and_plain_page_does_not():
+    hook = _hook()
+    out = hook.on_page_content('<div class="nr-widget" data-nr-widget="quiz" hidden></div>', page=_page(url="a/b/"),
+                               config=CONFIG, files=None)
+    assert '<link rel="stylesheet" href="../../assets/stylesheets/widgets.css">' in out
+    assert '<script src="../../assets/javascripts/widgets.js" defer></script>' in out
+    plain = hook.on_page_content("<p>no widget</p>", page=_page(), config=CONFIG, files=None)
+    assert "widgets." not in plain
+
+
+def test_only_widget_pages_carry_widget_bytes(site):
+    """Issue F: a page without widgets loads no widget script or CSS (site.js is the one script of
+    ours on every page); a page with one links both, and the links resolve."""
+    for lang in LANGS:
+        root = lang_root(site, lang)
+        with_widgets = 0
+        for p in pages(site, lang):
+            html = p.read_text(encoding="utf-8")
+            rel = p.relative_to(root)
+            assert "assets/javascripts/site.js" in html, rel
+            refs = re.findall(r'(?:href|src)="([^"]*assets/(?:stylesheets/widgets\.css|javascripts/widgets\.js))"', html)
+            if "data-nr-widget=" in html:
+                with_widgets += 1
+                assert sorted(r.rsplit("/", 1)[1] for r in refs) == ["widgets.css", "widgets.js"], rel
+                for r in refs:
+                    assert (p.parent / r).resolve().is_file(), f"{rel}: {r} does not resolve"
+            else:
+                assert not refs and "widgets.js" not in html and "nr-widget" not in html, rel
+        assert with_widgets >= 5, lang
+    css = (site / "assets" / "stylesheets")
+    assert ".nr-widget" in (css / "widgets.css").read_text(encoding="utf-8")
+    assert ".nr-widget" not in (css / "normref.css").read_text(encoding="utf-8")
+
+
 def test_no_raw_tex_left_in_any_page(site):
     """A `$x = $` with a space before the closing dollar is not math to arithmatex and
     shows up as raw TeX; catch that (and any other untypeset TeX) in the visible text."""

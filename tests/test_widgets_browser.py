@@ -517,3 +517,29 @@ def test_widgets_accessibility(clean_tab, served, lang, scheme):
         _set_scheme(clean_tab, "default")
     assert not found, found
     assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_widget_code_loads_only_where_used(clean_tab, served, lang):
+    """Issue F: a page without widgets fetches neither widgets.js nor widgets.css. Reaching widget
+    pages from it by instant navigation (the loader then arrives with the swapped body, and runs
+    again on the next widget page) mounts each widget once, styled, without errors."""
+    page = clean_tab.page
+    fetched = "() => performance.getEntriesByType('resource').map(e => e.name.split('?')[0].split('/').pop())"
+    clean_tab.goto(served.url(lang, "performance/"))
+    assert page.evaluate("window.nrWidgets === undefined")
+    assert not {"widgets.js", "widgets.css"} & set(page.evaluate(fetched))
+    clean_tab.mark()
+    for name in ("softmax-saturation", None, "quiz", "glossary-filter"):
+        clean_tab.instant(served.url(lang, PAGES[name] if name else "performance/"))
+        assert clean_tab.marked(), "instant navigation did not happen"
+        if name is None:  # the URL changes before Material swaps the body: wait for the swap
+            page.wait_for_function("() => !document.querySelector('[data-nr-widget]')")
+            continue
+        page.wait_for_selector(f"{_sel(name)} {READY[name]}")
+        assert page.locator(f"{_sel(name)} .nr-widget__title").count() <= 1
+        assert page.locator(f"{_sel(name)} {READY[name]}").first.is_visible(), name
+        # widgets.css applies: the widget's box has its border.
+        assert page.evaluate(f"getComputedStyle(document.querySelector('{_sel(name)}')).borderTopStyle") == "solid"
+    assert {"widgets.js", "widgets.css"} <= set(page.evaluate(fetched))
+    assert not clean_tab.errors, clean_tab.errors

@@ -7,8 +7,13 @@
  *   <div class="nr-widget" data-nr-widget="scale-playground" data-nr-data="scale_playground"
  *        data-label-factor="..." hidden></div>
  *
- * On every page view (Material's document$, so instant navigation included)
- * this script finds such elements and mounts them. A widget's code lives in
+ * The build (hooks/normref_site.py) links this script, deferred, and
+ * widgets.css from the body of pages that have such an element, and from no
+ * other page. Material's instant navigation swaps the body and runs that
+ * <script> again on every widget page it lands on: the first run sets
+ * window.nrWidgets, a later run only scans the new page. On every page view
+ * (Material's document$, so instant navigation included) it finds such
+ * elements and mounts them. A widget's code lives in
  * assets/javascripts/widgets/NAME.js, is fetched from this site only on pages
  * that use it, and registers itself with nrWidgets.register(NAME, init).
  * init(el, ctx) builds the widget inside el; ctx has
@@ -23,6 +28,7 @@
  * widget is unhidden. Written by hand: a library would outweigh it. */
 (function () {
   "use strict";
+  if (window.nrWidgets) return window.nrWidgets.scan();
   var here = (document.currentScript && document.currentScript.src) || location.href;
   var impls = {};
   var requested = {};
@@ -79,25 +85,20 @@
     }
   }
 
-  // Not a widget, but it needs the same hook: Material wraps each table in a
-  // .md-typeset__scrollwrap at run time, and a wide one then scrolls sideways
-  // where a keyboard cannot reach it (WCAG 2.1.1). Let those take focus.
-  function focusableScrollers() {
-    document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (w) {
-      if (w.scrollWidth > w.clientWidth) w.tabIndex = 0;
-    });
-  }
-
   function scan() {
     document.querySelectorAll("[data-nr-widget]").forEach(mount);
-    focusableScrollers();
   }
 
   window.nrWidgets = {
     register: function (name, init) { impls[name] = init; scan(); },
     scan: scan, fmt: fmt, lang: lang
   };
-  if (typeof document$ !== "undefined") document$.subscribe(scan);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scan);
-  else scan();
+  // Deferred, this first runs after Material's bundle, so document$ exists;
+  // it replays the current page to a new subscriber.
+  function start() {
+    if (typeof document$ !== "undefined") document$.subscribe(scan);
+    else scan();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
