@@ -301,7 +301,8 @@ def on_page_content(html_text, page, config, files):
 
 def _asset(page, path: str) -> str:
     """assets/<path> relative to the page, so the site works under any sub-path."""
-    here = posixpath.dirname(page.url.rstrip("/") + "/x") if page.url else "."
+    url = page.url or ""
+    here = (url if url.endswith("/") else posixpath.dirname(url)).rstrip("/") or "."
     return posixpath.relpath("assets/" + path, here)
 
 

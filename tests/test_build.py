@@ -199,6 +199,12 @@ def test_widget_page_gets_the_loader_and_plain_page_does_not():
     assert "widgets." not in plain
 
 
+@pytest.mark.parametrize("url, href", [("", "assets/x.css"), ("a/b/", "../../assets/x.css"),
+                                       ("404.html", "assets/x.css"), ("notebooks/x.html", "../assets/x.css")])
+def test_injected_assets_are_relative_to_the_page(url, href):
+    assert _hook()._asset(SimpleNamespace(url=url), "x.css") == href
+
+
 def test_only_widget_pages_carry_widget_bytes(site):
     """Issue F: a page without widgets loads no widget script or CSS (site.js is the one script of
     ours on every page); a page with one links both, and the links resolve."""
