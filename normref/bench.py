@@ -45,7 +45,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-__all__ = ["BenchConfig", "FULL", "QUICK", "run_bench", "machine_info", "count_bytes", "budgets", "add_arguments", "run"]
+__all__ = ["BenchConfig", "FULL", "QUICK", "run_bench", "machine_info", "count_bytes", "budgets", "small_tensors", "add_arguments", "run"]
 
 SCHEMA = "normref.bench/1"
 FAMILIES = ("copy", "composed", "functional", "module", "compiled", "normref")
@@ -527,6 +527,72 @@ def budgets(rows: int = 4096, d: int = 4096, repeats: int = 31, threads: int = 2
     return out
 
 
+def small_tensors(d: int = 4096, rows=(1, 16, 64, 256, 512, 1024, 2048, 4096), threads: int = 2,
+                  seconds: float = 0.4, log=print) -> dict:
+    """Forward times of normref's RMSNorm against torch.nn.RMSNorm from one row to 64 MiB.
+
+    Inference (no gradient), float32, ``threads`` CPU threads, d fixed, rows
+    growing. For each size three things are timed, interleaved, each round
+    calling each of them enough times to fill about ``seconds`` / 20: torch.nn.RMSNorm,
+    normref as it dispatches (torch's F.rms_norm up to ``normref.nn.SMALL_BYTES``)
+    and normref's blocked forward forced at every size. The ratios show where
+    the blocked forward starts to win, which is what sets SMALL_BYTES.
+    """
+    import normref.nn as nnr
+
+    if isinstance(d, bool) or not isinstance(d, int) or d <= 0:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    if not rows or any(isinstance(r, bool) or not isinstance(r, int) or r <= 0 for r in rows):
+        raise ValueError(f"rows must be a non-empty sequence of positive integers, got {rows!r}")
+    old_threads, old_small = torch.get_num_threads(), nnr.SMALL_BYTES
+    torch.set_num_threads(threads)
+    out = []
+    try:
+        g = torch.Generator().manual_seed(0)
+        w = torch.rand(d, generator=g) + 0.5
+        ref = torch.nn.RMSNorm(d, eps=1e-6)
+        with torch.no_grad():
+            ref.weight.copy_(w)
+        for n in rows:
+            x = torch.randn(n, d, generator=g)
+
+            def blocked():
+                nnr.SMALL_BYTES = -1
+                try:
+                    return nnr.rms_norm(x, w, 1e-6)
+                finally:
+                    nnr.SMALL_BYTES = old_small
+
+            fns = {"torch": lambda: ref(x), "normref": lambda: nnr.rms_norm(x, w, 1e-6), "blocked": blocked}
+            with torch.no_grad():
+                t0 = time.perf_counter()
+                for f in fns.values():
+                    f()
+                per_call = max((time.perf_counter() - t0) / len(fns), 1e-6)
+                calls = max(1, int(seconds / 20 / per_call))
+                ts = {k: [] for k in fns}
+                for r in range(20):
+                    for k in list(fns)[r % 3:] + list(fns)[: r % 3]:
+                        t0 = time.perf_counter()
+                        for _ in range(calls):
+                            fns[k]()
+                        ts[k].append((time.perf_counter() - t0) / calls)
+            med = {k: statistics.median(v) for k, v in ts.items()}
+            row = {"rows": n, "d": d, "mib": n * d * 4 / 2**20, "small_path": n * d * 4 <= old_small,
+                   "median_us": {k: v * 1e6 for k, v in med.items()},
+                   "torch_over_normref": med["torch"] / med["normref"],
+                   "torch_over_blocked": med["torch"] / med["blocked"]}
+            out.append(row)
+            log(f"  {n:5d} x {d}  {row['mib']:8.3f} MiB  torch.nn.RMSNorm {row['median_us']['torch']:9.1f} us  "
+                f"normref {row['median_us']['normref']:9.1f} us ({'F.rms_norm' if row['small_path'] else 'blocked'})  "
+                f"blocked {row['median_us']['blocked']:9.1f} us  torch/normref {row['torch_over_normref']:5.2f}  "
+                f"torch/blocked {row['torch_over_blocked']:5.2f}")
+    finally:
+        torch.set_num_threads(old_threads)
+        nnr.SMALL_BYTES = old_small
+    return {"threads": threads, "small_bytes": old_small, "sizes": out}
+
+
 # ---------------------------------------------------------------- command line
 
 
@@ -541,9 +607,14 @@ def add_arguments(p) -> None:
     p.add_argument("--threads", type=int, help="CPU threads (default 2, the budgets' setting)")
     p.add_argument("--forward-only", action="store_true", help="skip the forward+backward timings")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile'd versions")
+    p.add_argument("--small", action="store_true",
+                   help="instead: normref's RMSNorm against torch.nn.RMSNorm from one row up (small_tensors), "
+                        "for d in --dims (default 1024,4096); about a minute")
 
 
 def run(args) -> int:
+    if args.small:
+        return _run_small(args)
     cfg = QUICK if args.quick else FULL
     over = {}
     for k in ("dims", "total", "repeats", "threads"):
@@ -573,3 +644,27 @@ def run(args) -> int:
         print(f"wrote {args.json}")
     return 0
 
+
+SMALL_SCHEMA = "normref.bench.small/1"
+
+
+def _run_small(args) -> int:
+    import normref.nn as nnr
+
+    dims = args.dims or (1024, 4096)
+    threads = args.threads or 2
+    t0 = time.perf_counter()
+    report = {"schema": SMALL_SCHEMA, "machine": machine_info(threads), "small_bytes": nnr.SMALL_BYTES, "scans": []}
+    for d in dims:
+        rows = (1, 4, 16) if args.quick else tuple(r for r in (1, 16, 64, 256, 1024, 4096, 16384) if r * d <= 4096 * 4096)
+        print(f"[cpu float32 forward, inference] d = {d}")
+        report["scans"].append(small_tensors(d=d, rows=rows, threads=threads, seconds=0.05 if args.quick else 0.4))
+    m = report["machine"]
+    print(f"normref hands tensors of at most {nnr.SMALL_BYTES / 2**20:g} MiB to F.rms_norm.")
+    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {threads} threads, torch {m['torch']}, "
+          f"{m['date']}; {time.perf_counter() - t0:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    return 0

@@ -10,6 +10,13 @@ cache. The backward is the closed form, blocked the same way. The blocks are
 shared among the CPU threads by plain Python threads (see ``_parallel_rows``
 for why), so there is no compile step, at import or ever.
 
+Small tensors are the exception. Below ``SMALL_BYTES`` (a decode step, a
+short sequence) the tensor sits in cache, so torch's extra passes cost little,
+while our forward pays Python's per-operation overhead on a dozen small ops:
+there, in inference (no gradient needed) and in float32/float64, ``rms_norm``
+calls ``F.rms_norm`` itself, after one cheap finiteness check.
+``normref.bench.small_tensors`` measures where the blocked forward starts to win.
+
 LayerNorm already has a fused kernel in torch, so ours only validates input and
 calls it.
 """
@@ -30,6 +37,12 @@ __all__ = ["rms_norm", "layer_norm", "RMSNorm", "LayerNorm"]
 # Rows are processed in blocks of about this many bytes per thread, so that
 # the second pass over a block (the scaling) reads from cache, not from DRAM.
 BLOCK_BYTES = 4 << 20
+# At most this many bytes of x, in inference and float32/64 on CPU, go to torch's
+# own F.rms_norm (module docstring). Set it to -1 to always take the blocked path.
+# `python -m normref bench --small` measures the crossover; on the project's
+# 2-core machine the blocked forward began to win between 1 and 4 MiB
+# (normref/results/small-cpu.json).
+SMALL_BYTES = 1 << 20
 
 
 _POOL: dict = {"size": 0, "executor": None}
@@ -166,8 +179,10 @@ class _RMSNormFn(torch.autograd.Function):
         else:
             work(0, x2.shape[0])
         # A NaN anywhere in a row makes its rstd NaN; an inf (or an overflowing
-        # square) makes it 0. Checking the (rows, 1) vector costs nothing.
-        if check_finite and not bool(((rstd > 0) & torch.isfinite(rstd)).all()):
+        # square) makes it 0; otherwise it is at most 1/sqrt(eps). So one look at
+        # the (rows, 1) vector's minimum suffices (amin propagates NaN, and NaN > 0
+        # is false); isfinite() there would cost more than the rest of a small call.
+        if check_finite and rstd.numel() and not float(rstd.amin()) > 0:
             raise ValueError("x contains NaN or inf (or values whose squares overflow its dtype)")
         ctx.save_for_backward(x, weight, rstd)
         return y2.view(x.shape)
@@ -230,7 +245,35 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1
     _check_x(x)
     _check_param(weight, x.shape[-1], "weight")
     eps = _check_eps(eps)
+    if _small(x, weight):
+        y = _small_rms_norm(x, weight, eps, check_finite)
+        if y is not None:
+            return y
     return _RMSNormFn.apply(x, weight, eps, check_finite)
+
+
+def _small(x: torch.Tensor, weight) -> bool:
+    """Whether ``rms_norm`` hands this call to torch's F.rms_norm (module docstring)."""
+    if x.device.type != "cpu" or x.dtype not in (torch.float32, torch.float64):
+        return False
+    if x.numel() * x.element_size() > SMALL_BYTES:
+        return False
+    if weight is not None and (weight.dtype != x.dtype or weight.device != x.device):
+        return False
+    needs_grad = x.requires_grad or (weight is not None and weight.requires_grad)
+    return not (needs_grad and torch.is_grad_enabled())
+
+
+def _small_rms_norm(x, weight, eps: float, check_finite: bool):
+    """F.rms_norm with the blocked path's finiteness check; None where only that path can tell."""
+    if check_finite and x.numel():
+        # The sum of squares of all of x, one BLAS dot (isfinite(x).all() is ~10x
+        # slower on CPU). Finite, it bounds every row's, so no row holds a NaN or
+        # inf or overflows. Otherwise the blocked path decides, row by row, and raises.
+        flat = x.reshape(-1)
+        if not math.isfinite(float(torch.dot(flat, flat))):
+            return None
+    return F.rms_norm(x, (x.shape[-1],), weight, eps)
 
 
 def layer_norm(

@@ -167,6 +167,49 @@ def test_double_backward_fails_loudly_not_silently():
         gx.sum().backward()
 
 
+def test_small_tensor_scan_times_all_three_and_restores_settings():
+    before_threads, before_small = torch.get_num_threads(), nnr.SMALL_BYTES
+    rep = bench.small_tensors(d=256, rows=(1, 2048), threads=1, seconds=0.01, log=lambda *a: None)
+    assert torch.get_num_threads() == before_threads and nnr.SMALL_BYTES == before_small
+    assert rep["small_bytes"] == nnr.SMALL_BYTES and rep["threads"] == 1
+    small, big = rep["sizes"]
+    assert small["small_path"] and not big["small_path"]  # 1 KiB and 2 MiB around SMALL_BYTES
+    for r in rep["sizes"]:
+        assert set(r["median_us"]) == {"torch", "normref", "blocked"} and min(r["median_us"].values()) > 0
+        assert r["torch_over_normref"] == pytest.approx(r["median_us"]["torch"] / r["median_us"]["normref"])
+
+
+def test_small_command_line_writes_its_json(tmp_path):
+    out = tmp_path / "small.json"
+    p = subprocess.run([sys.executable, "-m", "normref", "bench", "--small", "--quick", "--dims", "512",
+                        "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rep = json.loads(out.read_text())
+    assert rep["schema"] == bench.SMALL_SCHEMA and rep["machine"]["torch"] == torch.__version__
+    assert [r["rows"] for r in rep["scans"][0]["sizes"]] == [1, 4, 16] and rep["scans"][0]["sizes"][0]["d"] == 512
+    assert "F.rms_norm" in p.stdout and "machine:" in p.stdout
+
+
+@pytest.mark.parametrize("kw, words", [({"d": 0}, "d must be"), ({"d": True}, "d must be"),
+                                       ({"rows": ()}, "rows must be"), ({"rows": (4, -1)}, "rows must be")])
+def test_small_tensor_scan_rejects_bad_sizes(kw, words):
+    with pytest.raises(ValueError, match=words):
+        bench.small_tensors(**kw, log=lambda *a: None)
+
+
+def test_committed_small_scan_backs_the_threshold():
+    """small-cpu.json was measured with today's SMALL_BYTES, and in it normref (as it dispatches)
+    is faster than torch.nn.RMSNorm on the largest tensors and the blocked path loses on one row."""
+    rep = results.small_cpu()
+    assert rep["schema"] == bench.SMALL_SCHEMA and rep["small_bytes"] == nnr.SMALL_BYTES
+    assert results.SMALL_CPU.read_bytes() in cache._module_source("normref.results")
+    assert {s["sizes"][0]["d"] for s in rep["scans"]} >= {4096}
+    for scan in rep["scans"]:
+        assert scan["sizes"][0]["rows"] == 1 and scan["sizes"][0]["torch_over_blocked"] < 1
+        assert scan["sizes"][-1]["torch_over_normref"] > 1
+        assert [r["small_path"] for r in scan["sizes"]] == [r["mib"] * 2**20 <= nnr.SMALL_BYTES for r in scan["sizes"]]
+
+
 # ------------------------------------------------------------------ the CSS pruner
 
 

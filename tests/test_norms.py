@@ -50,9 +50,12 @@ def test_numpy_layer_norm_matches_torch(dtype, tol):
     np.testing.assert_allclose(ours, ref, atol=tol, rtol=tol)
 
 
+@pytest.mark.parametrize("path", ["dispatch", "blocked"])
 @pytest.mark.parametrize("dtype,tol", [(torch.float64, 1e-10), (torch.float32, 1e-5)])
 @pytest.mark.parametrize("shape", [(3, 8), (2, 3, 257), (700, 512), (1, 4096)])
-def test_torch_rms_norm_matches_torch_nn(dtype, tol, shape):
+def test_torch_rms_norm_matches_torch_nn(dtype, tol, shape, path, monkeypatch):
+    if path == "blocked":  # small inputs would otherwise go to F.rms_norm (normref.nn.SMALL_BYTES)
+        monkeypatch.setattr(nnr, "SMALL_BYTES", -1)
     x = torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(0)) * 4
     ours = nnr.RMSNorm(shape[-1], eps=1e-6, dtype=dtype)
     ref = torch.nn.RMSNorm(shape[-1], eps=1e-6, dtype=dtype)
@@ -63,6 +66,64 @@ def test_torch_rms_norm_matches_torch_nn(dtype, tol, shape):
         torch.testing.assert_close(ours(x), ref(x), atol=tol, rtol=tol)
         torch.testing.assert_close(nnr.rms_norm(x, None, 1e-6), torch.nn.functional.rms_norm(x, (shape[-1],), None, 1e-6),
                                    atol=tol, rtol=tol)
+
+
+def _blocked_calls(monkeypatch) -> list:
+    """Count calls of the blocked path (the autograd Function) from here on."""
+    calls = []
+    real = nnr._RMSNormFn.apply
+    monkeypatch.setattr(nnr._RMSNormFn, "apply", lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+def test_small_inference_goes_to_torch_and_training_to_the_blocked_path(monkeypatch):
+    calls = _blocked_calls(monkeypatch)
+    x, w = torch.randn(4, 64), torch.rand(64) + 0.5
+    with torch.no_grad():
+        y = nnr.rms_norm(x, w, 1e-6)
+    assert calls == [] and torch.equal(y, torch.nn.functional.rms_norm(x, (64,), w, 1e-6))
+    # Gradients: always the blocked path with its closed-form backward.
+    xg = x.clone().requires_grad_()
+    assert "_RMSNormFn" in type(nnr.rms_norm(xg, w).grad_fn).__name__ and calls == [1]
+    wg = w.clone().requires_grad_()
+    nnr.rms_norm(x, wg)
+    assert calls == [1, 1]
+    # Under no_grad a parameter's requires_grad does not matter (inference with a module).
+    with torch.no_grad():
+        nnr.RMSNorm(64)(x)
+    assert calls == [1, 1]
+    # Above SMALL_BYTES, other dtypes, mixed dtypes: blocked.
+    big = torch.randn(nnr.SMALL_BYTES // (4 * 256) + 1, 256)
+    nnr.rms_norm(big)
+    nnr.rms_norm(x.bfloat16())
+    nnr.rms_norm(x.double(), w)
+    assert calls == [1] * 5
+
+
+@pytest.mark.parametrize("bad, words", [
+    (float("nan"), "NaN or inf"), (float("inf"), "NaN or inf"), (-float("inf"), "NaN or inf"),
+    (3e19, "overflow"),  # finite, but its square overflows float32: rstd 0, a silent row of zeros
+])
+def test_small_path_checks_like_the_blocked_one(bad, words):
+    x = torch.randn(8, 64)
+    x[5, 3] = bad
+    for path_bytes in (nnr.SMALL_BYTES, -1):
+        old, nnr.SMALL_BYTES = nnr.SMALL_BYTES, path_bytes
+        try:
+            with torch.no_grad(), pytest.raises(ValueError, match=words):
+                nnr.rms_norm(x)
+            y = nnr.rms_norm(x, check_finite=False)  # unchecked: the row is garbage, the others are not
+            torch.testing.assert_close(y[:5], torch.nn.functional.rms_norm(x[:5], (64,), None, 1e-6))
+        finally:
+            nnr.SMALL_BYTES = old
+
+
+def test_small_path_keeps_rows_whose_total_is_large_but_finite():
+    """The dot over the whole tensor can overflow where no row does: that call must still succeed."""
+    x = torch.full((64, 16), 1e18)  # each row's sum of squares 1.6e37 < 3.4e38; all rows together 1.0e39
+    with torch.no_grad():
+        y = nnr.rms_norm(x)
+    torch.testing.assert_close(y, torch.ones(64, 16))
 
 
 def test_torch_rms_norm_bfloat16_is_close_to_float32_reference():

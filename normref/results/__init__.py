@@ -7,7 +7,12 @@ timing taken while the site builds would measure the build. To refresh it, run
 ``python -m normref bench --json normref/results/bench-cpu.json`` on a quiet
 machine and commit the file.
 
-The file is listed in ``__cache_files__``, so its bytes are part of this
+``small-cpu.json`` is a run of ``python -m normref bench --small``: normref's
+RMSNorm against torch.nn.RMSNorm from one row up, the scan behind
+``normref.nn.SMALL_BYTES``. Refresh it the same way (``--small --json
+normref/results/small-cpu.json``).
+
+The files are listed in ``__cache_files__``, so their bytes are part of this
 module's cache key (normref.cache): a new run re-draws every figure that
 depends on ``normref.results``.
 """
@@ -18,16 +23,23 @@ import functools
 import json
 from pathlib import Path
 
-__all__ = ["bench_cpu", "BENCH_CPU"]
+__all__ = ["bench_cpu", "small_cpu", "BENCH_CPU", "SMALL_CPU"]
 
 BENCH_CPU = Path(__file__).parent / "bench-cpu.json"
-__cache_files__ = (BENCH_CPU.name,)
+SMALL_CPU = Path(__file__).parent / "small-cpu.json"
+__cache_files__ = (BENCH_CPU.name, SMALL_CPU.name)
 
 
 @functools.lru_cache(maxsize=None)
 def bench_cpu() -> dict:
     """The committed CPU benchmark report (schema normref.bench/1)."""
     return json.loads(BENCH_CPU.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def small_cpu() -> dict:
+    """The committed small-tensor scan (schema normref.bench.small/1)."""
+    return json.loads(SMALL_CPU.read_text(encoding="utf-8"))
 
 
 def row(report: dict, *, family: str, norm: str, d: int, dtype: str = "float32", mode: str = "forward",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from . import fmt, value
-from ..results import bench_cpu, row
+from ..results import bench_cpu, row, small_cpu
 
 D = 4096  # the shape the budgets and the prose use: 4096 rows × 4096
 
@@ -172,3 +172,58 @@ def _table(lang):
                 fb = ("—", "—")
             lines.append(f"| `{impl_name(fam, norm)}` | {_ms(f)} ms | {_pct(f)} | {fb[0]} | {fb[1]} |")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- small tensors (results/small-cpu.json)
+
+
+def _small_row(d: int, rows: int) -> dict:
+    for scan in small_cpu()["scans"]:
+        for r in scan["sizes"]:
+            if (r["d"], r["rows"]) == (d, rows):
+                return r
+    raise KeyError(f"no small-tensor result for {rows} x {d}")
+
+
+def _mib(v: float) -> str:
+    return f"{v:g} MiB" if v >= 1 else f"{v * 1024:g} KiB"
+
+
+@value("bench.small_limit")
+def _small_limit(lang):
+    from ..nn import SMALL_BYTES
+
+    return _mib(SMALL_BYTES / 2**20)
+
+
+@value("bench.small.machine")
+def _small_machine(lang):
+    m = small_cpu()["machine"]
+    if lang == "zh":
+        return f"{m['cpu_model']}（{m['cpu_cores']} 核），{m['torch_threads']} 线程，torch {m['torch']}，{m['date'][:10]}"
+    return f"{m['cpu_model']} ({m['cpu_cores']} cores), {m['torch_threads']} threads, torch {m['torch']}, {m['date'][:10]}"
+
+
+@value("bench.small.blocked_over_torch")
+def _small_blocked(lang):
+    """One row of d = 4096 (a decode step): the blocked forward's time ÷ torch.nn.RMSNorm's."""
+    return fmt(1 / _small_row(D, 1)["torch_over_blocked"], 1)
+
+
+@value("bench.small.normref_over_torch")
+def _small_normref(lang):
+    """The same row through normref as it dispatches (F.rms_norm plus the finiteness check)."""
+    return fmt(1 / _small_row(D, 1)["torch_over_normref"], 1)
+
+
+@value("bench.small.crossover")
+def _small_crossover(lang):
+    """Between which measured sizes the blocked forward starts to beat torch.nn.RMSNorm (for good), over all d."""
+    lo, hi = 0.0, 0.0
+    for scan in small_cpu()["scans"]:
+        sizes = scan["sizes"]
+        first = next(i for i in range(len(sizes)) if all(s["torch_over_blocked"] > 1 for s in sizes[i:]))
+        if first == 0:
+            raise ValueError(f"small-cpu.json, d = {sizes[0]['d']}: the blocked forward wins at every size; no crossover")
+        lo, hi = max(lo, sizes[first - 1]["mib"]), max(hi, sizes[first]["mib"])
+    return f"{_mib(lo)} 到 {_mib(hi)} 之间" if lang == "zh" else f"between {_mib(lo)} and {_mib(hi)}"
