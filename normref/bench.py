@@ -48,6 +48,7 @@ import torch.nn.functional as F
 __all__ = ["BenchConfig", "FULL", "QUICK", "run_bench", "machine_info", "count_bytes", "budgets", "small_tensors", "add_arguments", "run"]
 
 SCHEMA = "normref.bench/1"
+SMALL_SCHEMA = "normref.bench.small/1"  # python -m normref bench --small (small_tensors)
 FAMILIES = ("copy", "composed", "functional", "module", "compiled", "normref")
 
 
@@ -609,7 +610,7 @@ def add_arguments(p) -> None:
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile'd versions")
     p.add_argument("--small", action="store_true",
                    help="instead: normref's RMSNorm against torch.nn.RMSNorm from one row up (small_tensors), "
-                        "for d in --dims (default 1024,4096); about a minute")
+                        "for d in --dims (default 1024,4096); about ten seconds")
 
 
 def run(args) -> int:
@@ -643,9 +644,6 @@ def run(args) -> int:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.json}")
     return 0
-
-
-SMALL_SCHEMA = "normref.bench.small/1"
 
 
 def _run_small(args) -> int:

@@ -10,7 +10,7 @@ cache. The backward is the closed form, blocked the same way. The blocks are
 shared among the CPU threads by plain Python threads (see ``_parallel_rows``
 for why), so there is no compile step, at import or ever.
 
-Small tensors are the exception. Below ``SMALL_BYTES`` (a decode step, a
+Small tensors are the exception. Up to ``SMALL_BYTES`` (a decode step, a
 short sequence) the tensor sits in cache, so torch's extra passes cost little,
 while our forward pays Python's per-operation overhead on a dozen small ops:
 there, in inference (no gradient needed) and in float32/float64, ``rms_norm``
