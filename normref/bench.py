@@ -636,14 +636,7 @@ def run(args) -> int:
     print(format_ratios(report))
     for n in report["notes"]:
         print(f"note: {n}")
-    m = report["machine"]
-    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {m['torch_threads']} threads, torch {m['torch']}, "
-          f"{m['date']}; {time.perf_counter() - t0:.0f} s")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {args.json}")
-    return 0
+    return _finish(report, args, t0)
 
 
 def _run_small(args) -> int:
@@ -657,9 +650,14 @@ def _run_small(args) -> int:
         rows = (1, 4, 16) if args.quick else tuple(r for r in (1, 16, 64, 256, 1024, 4096, 16384) if r * d <= 4096 * 4096)
         print(f"[cpu float32 forward, inference] d = {d}")
         report["scans"].append(small_tensors(d=d, rows=rows, threads=threads, seconds=0.05 if args.quick else 0.4))
-    m = report["machine"]
     print(f"normref hands tensors of at most {nnr.SMALL_BYTES / 2**20:g} MiB to F.rms_norm.")
-    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {threads} threads, torch {m['torch']}, "
+    return _finish(report, args, t0)
+
+
+def _finish(report: dict, args, t0: float) -> int:
+    """Both commands end alike: the machine line, then the JSON where --json asks for it."""
+    m = report["machine"]
+    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {m['torch_threads']} threads, torch {m['torch']}, "
           f"{m['date']}; {time.perf_counter() - t0:.0f} s")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

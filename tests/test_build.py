@@ -102,6 +102,14 @@ def test_pages_state_what_normref_computes(site):
         assert "[[" not in html.replace("[[0", ""), "an unexpanded directive is left in the page"
 
 
+def test_performance_page_states_the_committed_small_tensor_scan(site):
+    for lang in LANGS:
+        html = (lang_root(site, lang) / "performance" / "index.html").read_text(encoding="utf-8")
+        for name in ("bench.total_mib", "bench.small.machine", "bench.small.d", "bench.small.blocked_over_torch",
+                     "bench.small.crossover", "bench.small_limit", "bench.small.normref_over_torch"):
+            assert values.get(name, lang) in html, (lang, name)
+
+
 def test_figures_are_registered_files_with_localised_alt_text(site):
     for lang in LANGS:
         root = lang_root(site, lang)

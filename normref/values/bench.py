@@ -29,7 +29,11 @@ def _pct(r) -> str:
 
 @value("bench.machine")
 def _machine(lang):
-    m = bench_cpu()["machine"]
+    return _machine_text(bench_cpu()["machine"], lang)
+
+
+def _machine_text(m: dict, lang: str) -> str:
+    """A results file's machine block, as the page names it."""
     if lang == "zh":
         return (f"{m['cpu_model']}（{m['cpu_cores']} 核），{m['torch_threads']} 线程，torch {m['torch']}，"
                 f"{m['date'][:10]}")
@@ -198,10 +202,13 @@ def _small_limit(lang):
 
 @value("bench.small.machine")
 def _small_machine(lang):
-    m = small_cpu()["machine"]
-    if lang == "zh":
-        return f"{m['cpu_model']}（{m['cpu_cores']} 核），{m['torch_threads']} 线程，torch {m['torch']}，{m['date'][:10]}"
-    return f"{m['cpu_model']} ({m['cpu_cores']} cores), {m['torch_threads']} threads, torch {m['torch']}, {m['date'][:10]}"
+    return _machine_text(small_cpu()["machine"], lang)
+
+
+@value("bench.small.d")
+def _small_d(lang):
+    """The hidden size of the one-row figures below (the budgets' d)."""
+    return str(_small_row(D, 1)["d"])
 
 
 @value("bench.small.blocked_over_torch")
