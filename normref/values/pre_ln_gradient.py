@@ -56,3 +56,11 @@ def _cos_first(lang):
 @value("pre_ln_grad.ffn_input_cos_last")
 def _cos_last(lang):
     return fmt(float(_r()["ffn_input_cos"].mean(axis=0)[-1]), 2)
+
+
+@value("pre_ln_grad.sqrt_layers")
+def _sqrt_L(lang):
+    """√L for the toll-booth model's depth: the order Theorem 1's two bounds differ by."""
+    import math
+
+    return fmt(math.sqrt(len(_r()["layers"])), 1)
