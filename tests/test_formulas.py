@@ -137,7 +137,7 @@ def test_no_raw_tex_left(site, lang, page):
 
 
 def test_quiz_data_is_complete_in_both_languages():
-    assert len(QUIZ) == 3
+    assert len(QUIZ) == 5
     for lang in LANGS:
         qs = quiz(lang)
         assert [q["id"] for q in qs] == [q["id"] for q in QUIZ]
