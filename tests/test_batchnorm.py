@@ -67,3 +67,16 @@ def test_values_render(lang):
             assert values.get(name, lang)
     assert values.get("batchnorm.per_token_change", lang) == "0"
     assert values.get("batchnorm.var_cv_small", lang).endswith("%")
+
+
+@pytest.mark.models
+def test_caption_names_what_the_weights_file_says():
+    from normref import figures
+
+    r = sb.smollm2_batch()
+    assert r["weights"] == "Q4_1 weights (embeddings Q8_0)"  # read from the GGUF by normref.models
+    spec = figures.get("batchnorm_fluctuation")
+    assert r["model"] in spec.caption["en"] and r["weights"] in spec.caption["en"]
+    assert r["model"] in spec.caption["zh"] and "Q4_1" in spec.caption["zh"] and "Q8_0" in spec.caption["zh"]
+    for lang in ("zh", "en"):
+        assert str(len(sb.TEXTS)) in spec.caption[lang] and str(sb.N_BATCHES) in spec.caption[lang]

@@ -10,7 +10,7 @@ from . import figure
 from ._style import PALETTES, colors, t
 
 # The diagram's batch: three sentences of different lengths, padded to the longest.
-_LENGTHS = (5, 3, 4)
+_LENGTHS = (4, 2, 3)
 _FEATURES = 6
 
 
@@ -23,7 +23,7 @@ def _grid(ax, lang, theme, mode):
     for s, n in enumerate(_LENGTHS):
         rows += [(s, i, i >= n) for i in range(T)]
     n_rows = len(rows)
-    pick_feature, pick_row = 2, 6  # the highlighted column / row
+    pick_feature, pick_row = 2, 5  # the highlighted column / row
     for r, (s, i, pad) in enumerate(rows):
         y = n_rows - 1 - r - 0.35 * s  # a small gap between sentences
         for f in range(_FEATURES):
@@ -32,7 +32,7 @@ def _grid(ax, lang, theme, mode):
                                    ec=muted, lw=0.8, hatch="///" if pad else None))
         if i == 0:
             ax.text(-0.3, y - (T - 1) / 2 + 0.45, t(lang, f"句 {s + 1}", f"sentence {s + 1}"), ha="right",
-                    va="center", color=fg, fontsize=8.5)
+                    va="center", color=fg, fontsize=10)
     bottom = -0.35 * (len(_LENGTHS) - 1)  # the lowest row's lower edge
     ax.set_xlim(-2.6, _FEATURES + 0.3)
     ax.set_ylim(bottom - 2.6, n_rows + 1.0)
@@ -43,15 +43,15 @@ def _grid(ax, lang, theme, mode):
     ax.text(-0.3, n_rows + 0.3, t(lang, "词元 ↓", "tokens ↓"), ha="right", va="center", color=muted, fontsize=8.5)
     if mode == "batch":
         ax.set_title(t(lang, "BatchNorm：每个特征一组统计量，\n取自整批的所有词元",
-                       "BatchNorm: statistics per feature,\nover every token of the batch"), fontsize=9.5, color=fg)
+                       "BatchNorm: statistics per feature,\nover every token of the batch"), fontsize=11, color=fg)
         note = t(lang, "随同批的句子而变；斜线格是填充，\n推理时改用训练中累积的滑动平均",
                  "change with the batch-mates; hatched cells\nare padding; inference uses running averages")
     else:
         ax.set_title(t(lang, "LayerNorm / RMSNorm：每个词元一组统计量，\n取自它自己的全部特征",
-                       "LayerNorm / RMSNorm: statistics per token,\nover its own features"), fontsize=9.5, color=fg)
+                       "LayerNorm / RMSNorm: statistics per token,\nover its own features"), fontsize=11, color=fg)
         note = t(lang, "与同批的其他句子、填充和批大小无关；\n训练与推理算的是同一个式子",
                  "independent of batch-mates, padding and batch\nsize; the same formula in training and inference")
-    ax.text(_FEATURES / 2, bottom - 0.85, note, ha="center", va="top", color=fg, fontsize=8)
+    ax.text(_FEATURES / 2, bottom - 0.85, note, ha="center", va="top", color=fg, fontsize=9.5)
 
 
 @figure(
@@ -73,7 +73,7 @@ def _grid(ax, lang, theme, mode):
     },
 )
 def batchnorm_axes(lang: str, theme: str):
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.6, 5.0))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.6, 4.6))
     _grid(a1, lang, theme, "batch")
     _grid(a2, lang, theme, "token")
     fig.tight_layout()
@@ -87,12 +87,12 @@ def _caption_measured() -> dict:
     layers = "、".join(str(v) for v in sb.LAYERS)
     layers_en = ", ".join(str(v) for v in sb.LAYERS[:-1]) + f" and {sb.LAYERS[-1]}"
     return {
-        "zh": f"实测（真实权重）：SmolLM2-135M-Instruct（Q4_1 GGUF，反量化为 float32），在 {n} 个中英文句子上做一次前向，"
+        "zh": f"实测（真实权重）：SmolLM2-135M-Instruct，Q4_1 量化权重（嵌入矩阵 Q8_0），由 gguf 反量化为 float32；在 {n} 个中英文句子上做一次前向，"
               f"取进入第 {layers} 层的残差流（即该层注意力前 RMSNorm 的输入）。每个批大小随机抽 {sb.N_BATCHES} 个批，"
               "BatchNorm 的统计量只取真实词元（不算填充）。实线为第 "
               f"{sb.LAYERS[len(sb.LAYERS) // 2]} 层，阴影为三层的范围。LayerNorm 与 RMSNorm 的统计量只取决于词元本身，三项都恰为 0。"
               "构建时用 torch 与 numpy（CPU）计算。",
-        "en": f"Measured (real weights): SmolLM2-135M-Instruct (Q4_1 GGUF, dequantized to float32), one forward pass over "
+        "en": f"Measured (real weights): SmolLM2-135M-Instruct, Q4_1 weights (embeddings Q8_0), dequantized to float32 by gguf; one forward pass over "
               f"{n} English and Chinese sentences; the residual stream entering layers {layers_en} (the input of each "
               f"layer's attention RMSNorm). {sb.N_BATCHES} random batches per batch size; BatchNorm's statistics use "
               f"real tokens only (padding excluded). Solid lines are layer {sb.LAYERS[len(sb.LAYERS) // 2]}, bands span "

@@ -1,4 +1,4 @@
-"""Figures of the real-model page: SmolLM2-135M (pre-RMSNorm) and MiniLM-L6 (Post-LN), measured."""
+"""Figures of the real-model page: SmolLM2-135M (Pre-RMSNorm) and MiniLM-L6 (Post-LN), measured."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _prompt_note(lang):
               " → 最终 RMSNorm → LM 头 → 采样；每个 RMSNorm 都在子层入口，残差流本身不经过归一化。",
         "en": "Forward-pass strip of SmolLM2-135M: tokenize → embedding lookup → N repeated blocks (RMSNorm → attention → add; "
               "RMSNorm → MLP → add) → final RMSNorm → LM head → sample; every RMSNorm sits at a sub-layer's entrance, "
-              "the residual stream itself is never normalised.",
+              "the residual stream itself is never normalized.",
     },
     caption={
         "zh": "层数、宽度、头数与词表大小均在构建时从 SmolLM2-135M-Instruct 的 GGUF 文件（Q4_1 权重，嵌入 Q8_0）读出。",
@@ -84,7 +84,7 @@ def models_forward_strip(lang: str, theme: str):
     ax.text(66.5, 29.6, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),
             ha="center", va="bottom", fontsize=9.5, color=p["fg"])
     ax.plot([27.6, 105.5], [ys, ys], color=stream_c, lw=2.4, zorder=1)
-    ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalised inside the stack"),
+    ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalized inside the stack"),
             ha="left", va="top", fontsize=8, color=stream_c)
     yb = 20
     for x0, label in (
@@ -183,7 +183,7 @@ def models_l2_layers(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), gridspec_kw={"width_ratios": [1.25, 1.25, 0.8]})
     _smol_panel(axes[0], run("smollm2-135m", "en"), lang, c, p,
-                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (pre-RMSNorm)"))
+                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (Pre-RMSNorm)"))
     _smol_panel(axes[1], run("smollm2-135m", "zh"), lang, c, p,
                 t(lang, "SmolLM2-135M · 中文提示词", "SmolLM2-135M · Chinese prompt"))
     _mini_panel(axes[2], run("minilm-l6", "en"), lang, c, p,
@@ -218,10 +218,10 @@ def models_l2_layers(lang: str, theme: str):
     },
     caption={
         "zh": "真实权重：SmolLM2-135M-Instruct 的 RMSNorm 增益，取自 Q4_1 GGUF 文件（嵌入 Q8_0），增益本身以 float32 存储、未量化。"
-              "对照：原课程示意图里的增益是围绕 1.0 的合成抽样，不是任何模型的真实增益。",
+              "对照：中文课程示意图里的增益是围绕 1.0 的合成抽样，不是任何模型的真实增益。",
         "en": "Real weights: the RMSNorm gains of SmolLM2-135M-Instruct, from its Q4_1 GGUF file (embeddings Q8_0); "
-              "the gains themselves are stored as float32, not quantised. "
-              "For comparison, the seed lesson's picture drew synthetic gains sampled around 1.0, not a model's real gains.",
+              "the gains themselves are stored as float32, not quantized. "
+              "For comparison, the Chinese lesson's picture drew synthetic gains sampled around 1.0, not a model's real gains.",
     },
     deps=_DEPS,
 )
@@ -240,7 +240,7 @@ def models_gains(lang: str, theme: str):
         a.plot(x, [v["median"] for v in g], color=col, lw=2.2, marker="o", ms=3,
                label=t(lang, f"{lab}：中位数（阴影：最小–最大）", f"{lab}: median (band: min to max)"))
     a.axhline(1.0, color=p["muted"], lw=1, ls="--")
-    a.annotate(t(lang, "g = 1：初始值，也是原课程合成示意的中心", "g = 1: the initial value, and the centre of the seed's synthetic picture"),
+    a.annotate(t(lang, "g = 1：初始值，也是中文课程合成示意的中心", "g = 1: the initial value, and the center of the Chinese lesson's synthetic picture"),
                (n - 1, 1.0), xytext=(0, 5), textcoords="offset points", color=p["muted"], fontsize=8.5, ha="right")
     a.set_xticks(list(range(0, n, 5)))
     a.set_xlabel(t(lang, "层", "layer"))

@@ -56,7 +56,7 @@ def moe_block(lang: str, theme: str):
     ax.add_patch(FancyBboxPatch((1.5, 3.55), 6.9, 1.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[1], alpha=0.08, ec="none"))
     ax.add_patch(FancyBboxPatch((2.35, 0.95), 6.05, 2.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[2], alpha=0.08, ec="none"))
     ax.text(1.6, 4.88, t(lang, "全宽度 d：共享分支", "full width d: shared branch"), color=c[1], fontsize=8.5, va="top")
-    ax.text(2.45, 3.33, t(lang, "潜宽度 ℓ：路由分支（匝道）", "latent width ℓ: routed branch (the ramp)"), color=c[2],
+    ax.text(2.45, 3.33, t(lang, "潜空间维度 ℓ：路由分支（匝道）", "latent dimension ℓ: routed branch (the ramp)"), color=c[2],
             fontsize=8.5, va="top")
     bg = "none"
     _box(ax, 0.55, 2.6, 0.8, 0.6, "x", bg, fg, fg, size=11)
@@ -102,7 +102,7 @@ def moe_block(lang: str, theme: str):
 # ----------------------------------------------------------------------------- ‖u‖ spread
 
 _SWEEP_LABEL = {
-    "top_k": ("每个 token 的专家数 k", "experts per token k"),
+    "top_k": ("每个词元的专家数 k", "experts per token k"),
     "temperature": ("路由温度 τ", "routing temperature τ"),
     "n_experts": ("路由专家总数 N", "routed experts N"),
     "expert_spread": ("专家输出尺度差异 σ", "spread of expert output sizes σ"),
@@ -117,7 +117,7 @@ def _base_note(lang):
 @figure(
     "moe_u_dist",
     alt={
-        "zh": "四个小提琴图，纵轴为每个 token 的 ‖u‖（对数坐标）。分别改变 top-k、路由温度、专家总数与专家输出尺度差异；"
+        "zh": "四个小提琴图，纵轴为每个词元的 ‖u‖（对数坐标）。分别改变 top-k、路由温度、专家总数与专家输出尺度差异；"
               "每种设置下 ‖u‖ 都跨越一个数量级左右，k 越大整体越小，温度越低、专家差异越大，分布越宽。",
         "en": "Four violin plots of ‖u‖ per token on a log axis, varying top-k, the routing temperature, the number of experts and the "
               "spread of expert output sizes. In every setting ‖u‖ spans about an order of magnitude; larger k shifts it down, "
@@ -125,10 +125,10 @@ def _base_note(lang):
     },
     caption={
         "zh": "合成实验（seed 0）：按缩小版 K3 配置（d = 64，ℓ = 32，2 个共享专家）以 PyTorch 默认初始化构建 normref.moe.LatentMoE，"
-              "输入为 RMS 归一化的高斯 token（每个 token 的 ‖x‖ 相同），σ 为人为设定的专家输出尺度对数正态差异，用来模拟训练后专家大小不一。"
-              "加上 RMSNorm 后，每个 token 送入 W↑ 的长度都是 √ℓ（增益为 1 时）。由 normref 在构建时计算。",
+              "输入为 RMS 归一化的高斯词元（每个词元的 ‖x‖ 相同），σ 为人为设定的专家输出尺度对数正态差异，用来模拟训练后专家大小不一。"
+              "加上 RMSNorm 后，每个词元送入 W↑ 的长度都是 √ℓ（增益为 1 时）。由 normref 在构建时计算。",
         "en": "Synthetic experiment (seed 0): normref.moe.LatentMoE in a scaled-down K3 shape (d = 64, ℓ = 32, 2 shared experts) with "
-              "PyTorch's default initialisation, fed RMS-normalised Gaussian tokens (every token has the same ‖x‖); σ is a synthetic "
+              "PyTorch's default initialization, fed RMS-normalized Gaussian tokens (every token has the same ‖x‖); σ is a synthetic "
               "log-normal spread of expert output sizes, standing in for trained experts of unequal size. With the RMSNorm, every "
               "token hands W↑ a vector of length √ℓ (gain 1). Computed by normref at build time.",
     },
@@ -164,14 +164,14 @@ def moe_u_dist(lang: str, theme: str):
 @figure(
     "moe_u_cv",
     alt={
-        "zh": "四个折线图，纵轴为每个 token 长度的变异系数（标准差/均值）。无 RMSNorm 时，u 与路由分支 W↑u 的变异系数在 0.4 到 1.4 之间；"
+        "zh": "四个折线图，纵轴为每个词元长度的变异系数（标准差/均值）。无 RMSNorm 时，u 与路由分支 W↑u 的变异系数在 0.4 到 1.4 之间；"
               "加上 RMSNorm 后，路由分支 W↑·RMSNorm(u) 的变异系数约 0.09，比全宽度共享分支（约 0.2）还稳。",
         "en": "Four line plots of the coefficient of variation (std/mean) of per-token lengths. Without the RMSNorm, u and the routed "
               "branch W↑u have a CV between 0.4 and 1.4; with it, the routed branch W↑·RMSNorm(u) has a CV near 0.09, steadier "
               "than the full-width shared branch (about 0.2).",
     },
     caption={
-        "zh": "与上图同一批合成实验（seed 0，每个设置 2048 个 token）。同一组权重下 u 与有无 RMSNorm 无关（归一化在 u 之后），"
+        "zh": "与上图同一批合成实验（seed 0，每个设置 2048 个词元）。同一组权重下 u 与有无 RMSNorm 无关（归一化在 u 之后），"
               "所以两条路由分支曲线来自同一次前向。RMSNorm 之后剩下的波动来自 W↑ 不是等距映射（不同方向被放大的倍数不同）。",
         "en": "The same synthetic experiment as above (seed 0, 2048 tokens per setting). With the same weights, u does not depend on "
               "the norm (the norm comes after it), so both routed-branch curves come from one forward pass. What spread is left "
@@ -197,7 +197,7 @@ def moe_u_cv(lang: str, theme: str):
         ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
     top = max(run[k] for sw in r["sweeps"].values() for run in sw["runs"] for k, *_ in series)
     axes[0].set_ylim(0, top * 1.05)
-    axes[0].set_ylabel(t(lang, "每个 token 长度的变异系数", "CV of per-token length"))
+    axes[0].set_ylabel(t(lang, "每个词元长度的变异系数", "CV of per-token length"))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8.5)
     fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=8)

@@ -32,7 +32,7 @@ def _band(ax, x, rows, color, label, ls="-"):
     },
     caption={
         "zh": f"实测（合成数据）：与上图完全相同的设置（{G['n_layer']} 层 Pre-LN 解码器，d = {G['d_model']}，"
-              f"{len(G['seeds'])} 个随机种子 {_seeds}，同样的随机 token 批次），只多了一个对照：在每个注意力和 MLP 分支入口的 LN 之前"
+              f"{len(G['seeds'])} 个随机种子 {_seeds}，同样的随机词元批次），只多了一个对照：在每个注意力和 MLP 分支入口的 LN 之前"
               "把输入 detach，前向结果不变，反向时梯度只能沿恒等路径回到残差流。线为种子均值，阴影为最小–最大值。构建时用 torch（CPU）计算。",
         "en": f"Measured (synthetic data): exactly the setting of the figure above ({G['n_layer']}-layer Pre-LN decoder, "
               f"d = {G['d_model']}, {len(G['seeds'])} seeds {_seeds}, the same random token batches), plus one control: "

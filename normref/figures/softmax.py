@@ -19,7 +19,7 @@ from ..experiments.softmax import LABELS, SHOWN_SCALES, saturation
         "en": "Left: bar charts of the softmax probabilities of six candidates A to F at magnitude factors 0.5, 1, 4 "
               "and 16; the larger the factor, the taller A's bar and the shorter the rest, until at 16 almost all the "
               "probability is on A. Right: magnitude factor on a log axis; the top probability rises from about 0.2 "
-              "to nearly 1, and the norm of the softmax Jacobian peaks in between, then falls towards 0.",
+              "to nearly 1, and the norm of the softmax Jacobian peaks in between, then falls toward 0.",
     },
     caption={
         "zh": "示意，不是模型读数：六个固定的合成分数，模式不变，只乘上一个整体幅值倍数 c，再做 softmax；由 normref 在构建时计算。"
@@ -42,7 +42,7 @@ def softmax_saturation(lang: str, theme: str):
                label=f"c = {s:g}")
     ax.set_xticks(x, LABELS)
     ax.set_ylim(0, 1)
-    ax.set_xlabel(t(lang, "候选 token", "candidate token"))
+    ax.set_xlabel(t(lang, "候选词元", "candidate token"))
     ax.set_ylabel(t(lang, "softmax 概率", "softmax probability"))
     ax.set_title(t(lang, "同一模式，不同幅值", "One pattern, four magnitudes"), fontsize=10)
     ax.legend(fontsize=8)

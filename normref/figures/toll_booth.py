@@ -43,7 +43,7 @@ def _plus(ax, xy, color, fg):
         "zh": "两幅并排的结构示意图。左：Post-LN，残差主线上先做加法、再经过一个 LN 方框，主线本身被归一化；"
               "右：Pre-LN，LN 方框在侧边的分支上、位于子层 f 之前，主线从 x_l 到 x_{l+1} 只经过一次加法。",
         "en": "Two side-by-side block diagrams. Left, Post-LN: on the residual main line the sum is followed by an LN box, "
-              "so the main line itself is normalised. Right, Pre-LN: the LN box sits on the side branch before the "
+              "so the main line itself is normalized. Right, Pre-LN: the LN box sits on the side branch before the "
               "sub-layer f, and the main line from x_l to x_{l+1} passes through an addition only.",
     },
     caption={
@@ -105,7 +105,7 @@ def topologies(lang: str, theme: str):
     _arrow(ax, (3.0, 4.5), (X + 0.18, 4.5), branch)
     ax.text(0.2, 2.6, t(lang, "恒等路径：\n只有加法", "identity path:\nadditions only"), color=main, fontsize=9,
             ha="left", va="center", rotation=90)
-    ax.annotate(t(lang, "检查站在匝道上", "check on the ramp"), (3.5, 1.9), xytext=(2.3, 0.35), color=booth,
+    ax.annotate(t(lang, "检查站在出口匝道上", "check on the exit ramp"), (3.5, 1.9), xytext=(2.3, 0.35), color=booth,
                 fontsize=9, ha="left", arrowprops=dict(arrowstyle="-", color=booth, lw=1))
     fig.tight_layout()
     return fig
@@ -126,17 +126,17 @@ def _band(ax, x, rows, color, label):
         "zh": "折线图：横轴是层号 1 到 12，纵轴是初始化时该层 FFN 权重梯度的范数。Post-LN 的曲线随层号上升，"
               "越靠近输出的层梯度越大；Pre-LN 的曲线整体更低，并随层号缓慢下降。两条线周围的阴影是各随机种子的最小到最大值。",
         "en": "Line chart: layer index 1 to 12 on the x axis, the norm of the gradient of that layer's FFN weights at "
-              "initialisation on the y axis. The Post-LN curve rises with the layer index, so layers near the output get "
+              "initialization on the y axis. The Post-LN curve rises with the layer index, so layers near the output get "
               "the largest gradients; the Pre-LN curve is lower overall and falls slowly with the index. The shaded bands "
               "span the minimum to the maximum over random seeds.",
     },
     caption={
-        "zh": f"实测（合成数据）：normref 的 {G['n_layer']} 层 decoder（d = {G['d_model']}、{G['n_head']} 头、ReLU FFN、LayerNorm），"
-              f"权重按 N(0, 1/fan_in) 初始化，{G['batch']} 条长 {G['block_size']} 的随机 token 序列上的下一词交叉熵；"
+        "zh": f"实测（合成数据）：normref 的 {G['n_layer']} 层解码器（d = {G['d_model']}、{G['n_head']} 头、ReLU FFN、LayerNorm），"
+              f"权重按 N(0, 1/fan_in) 初始化，{G['batch']} 条长 {G['block_size']} 的随机词元序列上的下一词交叉熵；"
               f"线为 {len(G['seeds'])} 个随机种子（{_gseeds}）的均值，阴影为最小–最大值。对应 Xiong 等（2020）图 3 的做法，"
               "但他们用的是 IWSLT14 上的 6-6 翻译模型。构建时用 torch（CPU）计算。",
         "en": f"Measured (synthetic data): normref's {G['n_layer']}-layer decoder (d = {G['d_model']}, {G['n_head']} heads, "
-              f"ReLU FFN, LayerNorm), weights initialised N(0, 1/fan_in), next-token cross-entropy on {G['batch']} random "
+              f"ReLU FFN, LayerNorm), weights initialized N(0, 1/fan_in), next-token cross-entropy on {G['batch']} random "
               f"token sequences of length {G['block_size']}; lines are means over {len(G['seeds'])} seeds ({_gseeds}), "
               "bands span min to max. The same measurement as Xiong et al. (2020), Fig. 3, who used a 6-6 translation "
               "model on IWSLT14. Computed with torch (CPU) at build time.",
@@ -152,8 +152,8 @@ def grad_per_layer(lang: str, theme: str):
     ax.set_xticks(r["layers"])
     ax.set_ylim(bottom=0)
     ax.set_xlabel(t(lang, "层号 l（1 = 最靠近输入）", "layer l (1 = nearest the input)"))
-    ax.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖（初始化时）", "‖∂loss/∂W_FFN‖ at initialisation"))
-    ax.set_title(t(lang, "初始化时各层 FFN 权重的梯度范数", "Gradient norm of each layer's FFN weights at initialisation"))
+    ax.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖（初始化时）", "‖∂loss/∂W_FFN‖ at initialization"))
+    ax.set_title(t(lang, "初始化时各层 FFN 权重的梯度范数", "Gradient norm of each layer's FFN weights at initialization"))
     ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
@@ -212,7 +212,7 @@ def stream_norms(lang: str, theme: str):
     ax.set_ylim(bottom=0)
     ax.set_xlabel(t(lang, "层号 l（0 = 输入）", "layer l (0 = the input)"))
     ax.set_ylabel(t(lang, "残差流长度 √E‖x_l‖²", "stream length √E‖x_l‖²"))
-    ax.set_title(t(lang, f"初始化时的残差流长度（d = {d}）", f"Residual stream length at initialisation (d = {d})"))
+    ax.set_title(t(lang, f"初始化时的残差流长度（d = {d}）", f"Residual stream length at initialization (d = {d})"))
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     return fig
@@ -227,20 +227,20 @@ def stream_norms(lang: str, theme: str):
         "zh": "折线图：四条训练损失曲线，横轴是训练步数，纵轴是交叉熵损失。Pre-LN 有无 warmup 都下降得快得多，朝点线所示的最低可能损失靠近；"
               "Post-LN 有无 warmup 都停在明显更高的位置。",
         "en": "Line chart: four training-loss curves, steps on the x axis, cross-entropy on the y axis. Pre-LN, with or "
-              "without warmup, falls much faster, towards the dotted line of the lowest possible loss; Post-LN, with or "
+              "without warmup, falls much faster, toward the dotted line of the lowest possible loss; Post-LN, with or "
               "without warmup, stays clearly higher.",
     },
     caption={
-        "zh": f"实测（合成数据，每种设置跑一次）：normref 的 {T.n_layer} 层 decoder（d = {T.d_model}、{T.n_head} 头、LayerNorm），"
+        "zh": f"实测（合成数据，每种设置跑一次）：normref 的 {T.n_layer} 层解码器（d = {T.d_model}、{T.n_head} 头、LayerNorm），"
               f"Adam（β = 0.9, 0.98），峰值学习率 {T.lr:g}，批大小 {T.batch}，序列长 {T.block_size}；warmup 为前 {T.warmup} 步线性升温。"
-              f"数据来自固定随机种子（{T.seed}）的马尔可夫链语言（{T.vocab_size} 个 token，每个 token 有 {T.successors} 个可能的后继），"
+              f"数据来自固定随机种子（{T.seed}）的马尔可夫链语言（{T.vocab_size} 个词元，每个词元有 {T.successors} 个可能的后继），"
               "四次运行的数据、批次顺序与初始化种子都相同。曲线做了 10 步滑动平均；点线是这份数据上可能达到的最低损失。"
               "构建时用 torch（CPU）计算。",
         "en": f"Measured (synthetic data, one run per setting): normref's {T.n_layer}-layer decoder (d = {T.d_model}, "
               f"{T.n_head} heads, LayerNorm), Adam (β = 0.9, 0.98), peak learning rate {T.lr:g}, batch {T.batch}, "
               f"sequence length {T.block_size}; warmup is a linear ramp over the first {T.warmup} steps. The data is a "
               f"Markov-chain language with a fixed seed ({T.seed}): {T.vocab_size} tokens, each with {T.successors} "
-              "possible successors; all four runs share the data, the batch order and the initialisation seed. Curves "
+              "possible successors; all four runs share the data, the batch order and the initialization seed. Curves "
               "are a 10-step moving average; the dotted line is the lowest loss possible on this data. Computed with "
               "torch (CPU) at build time.",
     },
