@@ -24,9 +24,15 @@ def test_deepnorm_constants_follow_the_torchscale_formula():
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_deepnorm_table_renders(lang):
-    table = values.get("deepnorm.table", lang)
-    assert table.count("\n") == len(DEEPNORM_DEPTHS) + 1 and "$\\alpha" in table
+def test_deepnorm_table_on_the_interview_page(lang):
+    """The page's table has one row per depth in DEEPNORM_DEPTHS, each cell a value computed by normref."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / lang / "interview.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| \[\[value: deepnorm\.alpha_(\d+)\]\] \| \[\[value: deepnorm\.beta_(\d+)\]\] \|$", page, re.M)
+    assert [int(r[0]) for r in rows] == list(DEEPNORM_DEPTHS)
+    assert all(r[0] == r[1] == r[2] for r in rows)
     assert values.get("deepnorm.alpha_1000", lang) == f"{(2000) ** 0.25:.2f}"
 
 

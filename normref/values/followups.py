@@ -107,16 +107,6 @@ def deepnorm_decoder(n_layers: int) -> tuple[float, float]:
 DEEPNORM_DEPTHS = (12, 30, 100, 1000)
 
 
-@value("deepnorm.table")
-def _deepnorm_table(lang):
-    first = "解码器层数 $M$" if lang == "zh" else "decoder layers $M$"
-    lines = [f"| {first} | $\\alpha = (2M)^{{1/4}}$ | $\\beta = (8M)^{{-1/4}}$ |", "|---:|---:|---:|"]
-    for m in DEEPNORM_DEPTHS:
-        a, b = deepnorm_decoder(m)
-        lines.append(f"| {m} | {fmt(a, 2)} | {fmt(b, 3)} |")
-    return "\n".join(lines)
-
-
 for _m in DEEPNORM_DEPTHS:
     value(f"deepnorm.alpha_{_m}")(lambda lang, m=_m: fmt(deepnorm_decoder(m)[0], 2))
     value(f"deepnorm.beta_{_m}")(lambda lang, m=_m: fmt(deepnorm_decoder(m)[1], 3))
