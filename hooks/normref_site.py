@@ -1,24 +1,20 @@
-"""MkDocs adapter: each event hands its page or files to normsite (normsite.build.Site), where the logic lives.
-
-Under `mkdocs serve` (the Chinese config) it also builds the English site into /en/ after each rebuild."""
+"""MkDocs adapter: each event hands its page or files to normsite (normsite.build.Site), where the logic lives."""
 
 from __future__ import annotations
 
 import functools
 import logging
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # normsite: beside normref, not in the wheel
 from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-from normsite import SiteError, serve  # noqa: E402
+from normsite import SiteError  # noqa: E402
 from normsite.build import Site  # noqa: E402
 
-_state: dict = {"serving": False, "fingerprint": None}
+_state: dict = {}
 
 
 def _fail_build(fn):  # a SiteError names the page and the culprit; MkDocs reports a PluginError without a traceback
@@ -73,32 +69,5 @@ def on_post_page(output, page, config):
     return _state["site"].post_page(output, page.file.src_uri)
 
 
-def on_startup(command, dirty):
-    _state["serving"] = command == "serve"
-
-
-def on_serve(server, config, builder):
-    for path in serve.WATCH:
-        server.watch(str(serve.ROOT / path))
-
-
 def on_post_build(config):
     logging.getLogger("mkdocs.hooks.normref").info(_state["site"].report())
-    if _state["serving"] and _state["site"].lang == "zh":  # English only when its inputs changed
-        from mkdocs.commands.build import build
-        from mkdocs.config import load_config
-
-        en_dir = _state.setdefault("en_dir", Path(tempfile.mkdtemp(prefix="normref-serve-en-")))
-        if (fp := serve.fingerprint()) != _state["fingerprint"]:
-            en = load_config(str(serve.ROOT / "mkdocs.en.yml"), site_dir=str(en_dir))
-            en.plugins.on_startup(command="build", dirty=False)
-            try:
-                build(en)
-            finally:
-                en.plugins.on_shutdown()
-            _state["fingerprint"] = fp
-        shutil.copytree(en_dir, Path(config.site_dir) / "en", dirs_exist_ok=True)
-
-
-def on_shutdown():
-    shutil.rmtree(_state.pop("en_dir", None) or "/nonexistent", ignore_errors=True)
