@@ -26,12 +26,15 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, assets, directives, mathtex, notebooks, release
+from . import LANGS, SiteError, assets, directives, ledger, mathtex, notebooks, release
+from . import quiz as site_quiz
 from . import glossary as site_glossary
 
 __all__ = ["Site", "no_generated", "nav_titles"]
 
 GLOSSARY_DIRECTIVE = "[[glossary]]"
+QUIZ_DIRECTIVE = "[[quiz]]"
+ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/, tests/ (the ledger names tests)
 
 
 def no_generated() -> bool:
@@ -113,6 +116,16 @@ class Site:
         def count(hit: bool) -> None:
             self.stats["snip_hit" if hit else "snip_miss"] += 1
 
+        # The ledger and the quiz first: the ledger's reasons hold [[value: …]] directives.
+        if ledger.DIRECTIVE in markdown:
+            from normref import values
+
+            try:
+                markdown = ledger.expand(markdown, self.lang, self.docs_dir, ROOT, known_values=values.names())
+            except (ledger.LedgerError, FileNotFoundError) as e:
+                raise SiteError(f"{src_uri}: {e}") from e
+        if QUIZ_DIRECTIVE in markdown:
+            markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
         markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
         if GLOSSARY_DIRECTIVE in markdown:
             titles = nav_titles(nav)

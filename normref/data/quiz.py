@@ -119,29 +119,3 @@ def quiz(lang):
     lang = _lang(lang)
     return [{"id": q["id"], "prompt": q["prompt"][lang], "options": [o[lang] for o in q["options"]],
              "answer": q["answer"], "explain": q["explain"][lang]} for q in _default()]
-
-
-def render_markdown(lang: str) -> str:
-    """TRANSITIONAL: the page's quiz Markdown, for the ``quiz.markdown`` value the page still uses.
-
-    Rendering belongs to the site layer (``normsite.quiz.render_markdown``, the
-    ``[[quiz]]`` directive). This copy goes away as soon as the hooks can call
-    normsite (the hooks are being moved into normsite as this is written), and
-    the page switches from ``[[value: quiz.markdown]]`` to ``[[quiz]]``.
-    """
-    import html
-
-    show = "看答案" if _lang(lang) == "zh" else "Show the answer"
-    blocks = []
-    for n, q in enumerate(quiz(lang), 1):
-        opts = "\n".join(f'<li data-option="{i}"><span class="nr-quiz-letter">{LETTERS[i]}.</span> {html.escape(o)}</li>'
-                         for i, o in enumerate(q["options"]))
-        blocks.append(
-            f'<div class="nr-quiz" id="quiz-{q["id"]}" data-quiz-id="{q["id"]}" markdown>\n\n'
-            f"**{n}. {html.escape(q['prompt'], quote=False)}**\n\n"
-            f'<ul class="nr-quiz-options">\n{opts}\n</ul>\n\n'
-            f'??? question "{show}"\n'
-            f"    **{LETTERS[q['answer']]}.** {html.escape(q['explain'], quote=False)}\n\n"
-            "</div>"
-        )
-    return "\n\n".join(blocks)

@@ -164,12 +164,3 @@ def _sm_uniform(lang):
     from ..experiments.softmax import SCORES
 
     return fmt(1 / len(SCORES), 3)
-
-
-# The interview page's quiz, written into the page from normref.data.quiz (one source
-# for the static page and a widget). A block of Markdown rather than a number.
-@value("quiz.markdown")
-def _quiz_md(lang):
-    from ..data.quiz import render_markdown
-
-    return render_markdown(lang)
