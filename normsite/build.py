@@ -5,7 +5,7 @@ counts it reports) and has one method per step the hooks call:
 
     configure      -> this build's site_url and both languages' roots
     generated      -> the files the build adds (figures, .ipynb downloads)
-    page_markdown  -> directives and [[glossary]] expanded
+    page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked
     post_page      -> notebook pages scrubbed, inline CSS trimmed
     report         -> one log line: what was rendered and what came from the cache
