@@ -49,7 +49,7 @@ def _table(lang):
     m = _smol()
     u = "（未核实）" if lang == "zh" else " (unverified)"
     if lang == "zh":
-        head = "| | Qwen3.5-0.8B（原课程用的模型） | SmolLM2-135M-Instruct（本站实测） |"
+        head = "| | Qwen3.5-0.8B（中文课程用的模型） | SmolLM2-135M-Instruct（本站实测） |"
         rows = [
             ("隐藏维度 $d$", f"{QWEN35_08B['d']}{u}", f"{m['d']}（GGUF 元数据）"),
             ("乘增益前的 RMSNorm 输出长度 $\\sqrt{d}$", f"{fmt(math.sqrt(QWEN35_08B['d']), 0)}（由未核实的 $d$ 算出）",
