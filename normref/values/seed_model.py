@@ -61,7 +61,7 @@ def _table(lang):
             ("注意力层", "默认每 4 层一层全注意力，其余为 Gated DeltaNet", f"全部是全注意力（{m['n_head']} 个查询头、{m['n_kv_head']} 个键/值头）"),
         ]
     else:
-        head = "| | Qwen3.5-0.8B (the seed lesson's model) | SmolLM2-135M-Instruct (measured here) |"
+        head = "| | Qwen3.5-0.8B (the Chinese lesson's model) | SmolLM2-135M-Instruct (measured here) |"
         rows = [
             ("hidden size $d$", f"{QWEN35_08B['d']}{u}", f"{m['d']} (GGUF metadata)"),
             ("RMSNorm output length before the gain, $\\sqrt{d}$", f"{fmt(math.sqrt(QWEN35_08B['d']), 0)} (from the unverified $d$)",
