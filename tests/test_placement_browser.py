@@ -68,13 +68,14 @@ def _check(got: dict, d: dict, a: str, b: str, setting: str, where: str):
     v = got["values"]
     for side, var in (("a", a), ("b", b)):
         assert v[f"grad_ratio.{side}"] == _fmt(d["grad"]["ratio"][var], 2), (where, side)
-        assert v[f"growth12.{side}"] == _fmt(d["stream"]["12"]["growth"][var], 2) + "×", (where, side)
-        assert v[f"growth48.{side}"] == _fmt(d["stream"]["48"]["growth"][var], 2) + "×", (where, side)
+        for n, st in d["stream"].items():
+            assert v[f"growth{n}.{side}"] == _fmt(st["growth"][var], 2) + "×", (where, side, n)
         f = d["loss"]["final"][var][setting]
         assert v[f"final.{side}"] == (_fmt(f["final"], 2) if f["final"] is not None else v[f"final.{side}"]), (where, side)
         assert v[f"failed.{side}"] == f"{f['diverged']} / {f['stalled']} / {f['seeds']}", (where, side)
     grad, stream, loss = got["charts"]
-    n_layers, n_stream = len(d["grad"]["layers"]), len(d["stream"]["48"]["layers"])
+    deep = max(d["stream"], key=int)
+    n_layers, n_stream = len(d["grad"]["layers"]), len(d["stream"][deep]["layers"])
     assert grad["lines"] == [["a", n_layers], ["b", n_layers]], where
     assert stream["lines"] == [["a", n_stream], ["b", n_stream]], where
     want = [[side, len(d["loss"]["curves"][var][setting]["steps"])] for side, var in (("a", a), ("b", b))
@@ -125,7 +126,8 @@ def test_placement_widget_data_is_normref_numbers():
     g = pl.grad_per_layer()
     for v in pl.VARIANTS:
         assert d["grad"]["ratio"][v] == pytest.approx(pl.grad_ratio(g, v), abs=1e-4)
-        assert d["stream"]["48"]["growth"][v] == pytest.approx(pl.stream_growth(pl.stream_lengths(48), v), abs=1e-4)
+        for n in pl.STREAM["depths"]:
+            assert d["stream"][str(n)]["growth"][v] == pytest.approx(pl.stream_growth(pl.stream_lengths(n), v), abs=1e-4)
         for s in d["loss"]["settings"]:
             e = results.summary()[(v, s["lr"], s["warmup"])]
             f = d["loss"]["final"][v][s["key"]]

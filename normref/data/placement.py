@@ -2,9 +2,9 @@
 
 Everything here is what the static figures draw (normref.figures.placement),
 from the same functions: the initialisation curves computed at build time and
-the committed lab's training curves (the same 10-step moving average, sampled
-every few steps to keep the page light), so the widget and the figures cannot
-disagree. A browser test compares what the widget shows with this.
+the committed lab's training curves (``normref.experiments.placement.smoothed``:
+the same points the training figure draws), so the widget and the figures
+cannot disagree. A browser test compares what the widget shows with this.
 """
 
 from __future__ import annotations
@@ -16,24 +16,12 @@ import numpy as np
 from . import dataset
 from ..experiments import placement as pl
 
-SMOOTH = 10  # the moving average of the training figure
-EVERY = 5  # one point in this many steps
-
-
 def _r(x, digits=4):
     return [None if not math.isfinite(float(v)) else round(float(v), digits) for v in x]
 
 
 def loss_key(lr: float, warmup: int) -> str:
     return f"{lr:g}/{warmup}"
-
-
-def smoothed(curve) -> tuple[list[int], list[float]]:
-    """The training figure's curve: a 10-step moving average, the step at its end, one point in EVERY."""
-    y = np.convolve(np.asarray(curve, dtype=float), np.ones(SMOOTH) / SMOOTH, mode="valid")
-    steps = np.arange(SMOOTH, len(curve) + 1)
-    keep = (steps % EVERY == 0) | (steps == steps[-1])
-    return steps[keep].tolist(), y[keep]
 
 
 @dataset("placement_lab")
@@ -65,7 +53,7 @@ def placement_lab(lang):
             e = summ[(v, lr, w)]
             k = loss_key(lr, w)
             if e["curve"] is not None:
-                steps, y = smoothed(e["curve"])
+                steps, y = pl.smoothed(e["curve"])
                 out["loss"]["curves"][v][k] = {"steps": steps, "loss": _r(y)}
             else:
                 out["loss"]["curves"][v][k] = None

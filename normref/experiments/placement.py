@@ -470,6 +470,18 @@ def summarize(report: dict) -> dict:
     return out
 
 
+SMOOTH, EVERY = 10, 5  # how the training curves are drawn: a 10-step moving average, one point in five steps
+
+
+def smoothed(curve) -> tuple[list[int], np.ndarray]:
+    """A training curve as the figure and the widget draw it: the SMOOTH-step moving average, at the step
+    where each window ends, one point in EVERY steps (and the last)."""
+    y = np.convolve(np.asarray(curve, dtype=float), np.ones(SMOOTH) / SMOOTH, mode="valid")
+    steps = np.arange(SMOOTH, len(curve) + 1)
+    keep = (steps % EVERY == 0) | (steps == steps[-1])
+    return steps[keep].tolist(), y[keep]
+
+
 # ------------------------------------------------------------------ command line
 
 

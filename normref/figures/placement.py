@@ -274,7 +274,7 @@ def _lab_caption(lang: str) -> str:
           f"{s['n_layer']} 层字符级语言模型（d = {s['d_model']}、{s['n_head']} 头、LayerNorm），在本站 {len(c['files'])} 个英文页面的 "
           f"Markdown 源文本（{c['chars']:,} 个字符，每 {every} 块留出 1 块）上训练 {s['steps']} 步；批大小 {s['batch']}，"
           f"上下文 {s['block_size']} 个字符，Adam（β = {s['betas'][0]}, {s['betas'][1]}），峰值学习率 {lrs}，"
-          f"warmup 为前 {s['warmup']} 步线性升温；每种设置 {len(s['seeds'])} 个随机种子（{seeds}）。")
+          f"预热为前 {s['warmup']} 步线性升温；每种设置 {len(s['seeds'])} 个随机种子（{seeds}）。")
     en = (f"Measured (python -m normref placement, results committed to the repository; {machine_text('en')}, one "
           f"process, one thread): normref's {s['n_layer']}-layer character-level language model (d = {s['d_model']}, "
           f"{s['n_head']} heads, LayerNorm), trained for {s['steps']} steps on the Markdown source of this site's "
@@ -291,9 +291,9 @@ _LAB = {lang: _lab_caption(lang) for lang in ("zh", "en")}
 @figure(
     "placement_training",
     alt={
-        "zh": "四幅训练损失曲线，两行两列：行是两个学习率，列是无 warmup 与有 warmup。每种接法一条线（各随机种子的均值），"
+        "zh": "四幅训练损失曲线，两行两列：行是两个学习率，列是不预热与预热。每种接法一条线（各随机种子的均值），"
               "虚线表示加了 QK-norm，点线是只学字母频率（unigram）能达到的损失。在较小的学习率下，大多数接法稳步下降，"
-              "不预热的 Post-LN 停在点线附近；在较大的学习率下，Post-LN、DeepNorm 与无 warmup 的 Mix-LN 停在点线上，"
+              "不预热的 Post-LN 停在点线附近；在较大的学习率下，Post-LN、DeepNorm 与不预热的 Mix-LN 停在点线上，"
               "最低的几条曲线带有 QK-norm。",
         "en": "Four panels of training-loss curves, two rows by two columns: rows are the two learning rates, columns are "
               "without and with warmup. One line per layout (the mean over seeds), dashed with QK-norm; the dotted "
@@ -302,9 +302,9 @@ _LAB = {lang: _lab_caption(lang) for lang in ("zh", "en")}
               "DeepNorm and Mix-LN without warmup stay on the dotted line, and the lowest curves have QK-norm.",
     },
     caption={
-        "zh": _LAB["zh"] + "曲线为各种子训练损失的均值，做了 10 步滑动平均；发散（损失变为非有限值）的种子不计入均值。"
+        "zh": _LAB["zh"] + f"曲线为各种子训练损失的均值，做了 {pl.SMOOTH} 步滑动平均（每 {pl.EVERY} 步画一点）；发散（损失变为非有限值）的种子不计入均值。"
               "点线：只按训练文本的字符频率预测时在留出文本上的损失。",
-        "en": _LAB["en"] + " Curves are the mean training loss over seeds, as a 10-step moving average; a seed "
+        "en": _LAB["en"] + f" Curves are the mean training loss over seeds, as a {pl.SMOOTH}-step moving average (a point every {pl.EVERY} steps); a seed "
               "that diverged (non-finite loss) is left out of the mean. Dotted: the held-out loss of predicting only "
               "the training text's character frequencies.",
     },
@@ -317,7 +317,7 @@ def placement_training(lang: str, theme: str):
     s = rep["setting"]
     muted = PALETTES[theme]["muted"]
     fig, axes = plt.subplots(2, 2, figsize=(10.0, 7.0), sharex=True, sharey=True)
-    k = 10
+    k = pl.SMOOTH
     for i, lr in enumerate(s["lrs"]):
         for j, w in enumerate((0, s["warmup"])):
             ax = axes[i, j]
@@ -325,12 +325,12 @@ def placement_training(lang: str, theme: str):
                 curve = summ[(v, lr, w)]["curve"]
                 if curve is None:
                     continue
-                y = np.convolve(curve, np.ones(k) / k, mode="valid")
-                ax.plot(np.arange(k, len(curve) + 1), y, lw=1.6, label=_label(lang, v), **style(v, theme))
+                x, y = pl.smoothed(curve)  # the points the widget draws too
+                ax.plot(x, y, lw=1.6, label=_label(lang, v), **style(v, theme))
             ax.axhline(rep["corpus"]["unigram_loss"], color=muted, ls=":", lw=1.2)
             if w:
                 ax.axvline(w, color=muted, lw=0.8)
-            ax.set_title(t(lang, f"学习率 {lr:g}，{'有 warmup（' + str(w) + ' 步）' if w else '无 warmup'}",
+            ax.set_title(t(lang, f"学习率 {lr:g}，{'预热 ' + str(w) + ' 步' if w else '不预热'}",
                            f"learning rate {lr:g}, {'warmup (' + str(w) + ' steps)' if w else 'no warmup'}"), fontsize=10)
             if i == 1:
                 ax.set_xlabel(t(lang, "训练步数", "training step"))
@@ -348,7 +348,7 @@ def placement_training(lang: str, theme: str):
 @figure(
     "placement_logits",
     alt={
-        "zh": "两幅折线图，对数纵轴：训练结束时每层注意力的最大 logit，左图无 warmup、右图有 warmup，都是较大的学习率。"
+        "zh": "两幅折线图，对数纵轴：训练结束时每层注意力的最大 logit，左图不预热、右图预热，都是较大的学习率。"
               "没有 QK-norm 的 Pre-LN、Peri-LN 与输出端归一化（实线）的最大 logit 达到数十到数千，输出端归一化最高；"
               "加了 QK-norm（虚线）的三条线都低得多，在十左右。",
         "en": "Two line charts with a log y axis: the largest attention logit of each layer at the end of training, without "
@@ -382,7 +382,7 @@ def placement_logits(lang: str, theme: str):
         ax.set_yscale("log")
         ax.set_xticks(layers)
         ax.set_xlabel(t(lang, "层号 l", "layer l"))
-        ax.set_title(t(lang, f"学习率 {lr:g}，{'有 warmup' if w else '无 warmup'}",
+        ax.set_title(t(lang, f"学习率 {lr:g}，{'预热' if w else '不预热'}",
                        f"learning rate {lr:g}, {'with warmup' if w else 'no warmup'}"), fontsize=10)
     axes[0].set_ylabel(t(lang, "最大注意力 logit", "largest attention logit"))
     axes[1].legend(loc="upper left", fontsize=8, bbox_to_anchor=(1.0, 1.0))

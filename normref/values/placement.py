@@ -183,6 +183,26 @@ def _sd(lang):
     return str(pl.STREAM["d_model"])
 
 
+@value("placement.stream.depth_lo")
+def _depth_lo(lang):
+    return str(pl.STREAM["depths"][0])
+
+
+@value("placement.stream.depth_hi")
+def _depth_hi(lang):
+    return str(pl.STREAM["depths"][-1])
+
+
+@value("placement.corpus.chunk")
+def _chunk(lang):
+    return f"{pl.corpus_of(_rep()).chunk:,}" if lang == "en" else str(pl.corpus_of(_rep()).chunk)
+
+
+@value("placement.corpus.every")
+def _every(lang):
+    return str(pl.corpus_of(_rep()).every)
+
+
 @value("placement.stream.seeds")
 def _sseeds(lang):
     return str(len(pl.STREAM["seeds"]))
@@ -194,14 +214,15 @@ for _v in pl.VARIANTS:
         value(f"placement.stream{_n}.{key(_v)}")(lambda lang, v=_v, n=_n: fmt(stream_growth(v, n), 2))
 
 
-@value("placement.lemma2.pre48_lo")
+@value("placement.lemma2.pre_lo")
 def _l2lo(lang):
-    return fmt(math.sqrt(1 + 48 / 2), 2)
+    """Lemma 2's lower bound on Pre-LN's stream growth at the deeper stack: √(1 + L/2)."""
+    return fmt(math.sqrt(1 + pl.STREAM["depths"][-1] / 2), 2)
 
 
-@value("placement.lemma2.pre48_hi")
+@value("placement.lemma2.pre_hi")
 def _l2hi(lang):
-    return fmt(math.sqrt(1 + 1.5 * 48), 2)
+    return fmt(math.sqrt(1 + 1.5 * pl.STREAM["depths"][-1]), 2)
 
 
 # ------------------------------------------------------------------ training (the committed lab)
@@ -261,21 +282,22 @@ def _stalled_total(lang):
 
 @value("placement.table")
 def _table(lang):
-    """One row per variant: gradient ratio, stream growth at 48 layers, final held-out loss at each learning
+    """One row per variant: gradient ratio, stream growth at the deeper stack, final held-out loss at each learning
     rate with and without warmup, and how many seeds diverged / stalled in all."""
     zh = lang == "zh"
     lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
     n_seeds = len(_rep()["setting"]["seeds"])
     runs_per_variant = 4 * n_seeds
+    deep = pl.STREAM["depths"][-1]
     if zh:
-        head = (f"| 接法 | 梯度比（第 1 层 ÷ 末层） | 48 层时残差流增长 | 学习率 {lo}，无 warmup | 学习率 {lo}，有 warmup | "
-                f"学习率 {hi}，无 warmup | 学习率 {hi}，有 warmup | 发散 / 停滞（共 {runs_per_variant} 次） |")
+        head = (f"| 接法 | 梯度比（第 1 层 ÷ 末层） | {deep} 层时残差流增长 | 学习率 {lo}，不预热 | 学习率 {lo}，预热 | "
+                f"学习率 {hi}，不预热 | 学习率 {hi}，预热 | 发散 / 停滞（共 {runs_per_variant} 次） |")
     else:
-        head = (f"| layout | gradient ratio (layer 1 ÷ last) | stream growth at 48 layers | lr {lo}, no warmup | "
+        head = (f"| layout | gradient ratio (layer 1 ÷ last) | stream growth at {deep} layers | lr {lo}, no warmup | "
                 f"lr {lo}, warmup | lr {hi}, no warmup | lr {hi}, warmup | diverged / stalled (of {runs_per_variant} runs) |")
     lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for v in pl.VARIANTS:
-        cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2), fmt(stream_growth(v, 48), 2) + "×"]
+        cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2), fmt(stream_growth(v, deep), 2) + "×"]
         div = stalled = 0
         for a in ("lo", "hi"):
             for b in ("none", "warmup"):

@@ -32,7 +32,7 @@ nrWidgets.register("placement-compare", function (el, ctx) {
     return { wrap: wrap, el: s };
   }
   function settingName(s) {
-    return L.lr + " " + s.lr + ", " + (s.warmup ? L.warmup.replace("{n}", s.warmup) : L.nowarmup);
+    return L.lr + " " + s.lr + (L.sep || ", ") + (s.warmup ? L.warmup.replace("{n}", s.warmup) : L.nowarmup);
   }
 
   if (L.title) el.appendChild(node("p", "nr-widget__title", L.title));
@@ -51,6 +51,8 @@ nrWidgets.register("placement-compare", function (el, ctx) {
   live.appendChild(table);
   el.append(ctrl, legend, charts, live);
 
+  var depths = Object.keys(D.stream).sort(function (x, y) { return Number(x) - Number(y); });
+  var deep = depths[depths.length - 1];
   var W = 300, H = 190, ml = 44, mr = 10, mt = 22, mb = 30;
   function chart(title, series, opt) {
     // series: [{x: [...], y: [...], cls: "a" | "b"}]; opt: {log, xLabel, hline, hlineLabel}
@@ -122,19 +124,20 @@ nrWidgets.register("placement-compare", function (el, ctx) {
       legend.append(sw, node("span", "nr-place__name", D.names[p[1]]));
     });
     while (charts.firstChild) charts.removeChild(charts.firstChild);
-    var gl = D.grad.layers, st = D.stream["48"], cur = D.loss.curves;
+    // The deeper of the measured stacks is charted; both are in the table.
+    var gl = D.grad.layers, st = D.stream[deep], cur = D.loss.curves;
     function lossSeries(v, cls) {
       var c = cur[v][k];
       return c ? { x: c.steps, y: c.loss, cls: cls } : { x: [], y: [], cls: cls };
     }
     var g1 = chart(L.gradChart, [{ x: gl, y: D.grad.mean[va], cls: "a" }, { x: gl, y: D.grad.mean[vb], cls: "b" }],
                    { log: true, xLabel: L.layer });
-    var g2 = chart(L.streamChart, [{ x: st.layers, y: st.length[va], cls: "a" }, { x: st.layers, y: st.length[vb], cls: "b" }],
+    var g2 = chart(L.streamChart.replace("{n}", deep), [{ x: st.layers, y: st.length[va], cls: "a" }, { x: st.layers, y: st.length[vb], cls: "b" }],
                    { xLabel: L.layer, ymin: 0 });
-    var g3 = chart(L.lossChart + " (" + settingName(set) + ")", [lossSeries(va, "a"), lossSeries(vb, "b")],
+    var g3 = chart(L.lossChart, [lossSeries(va, "a"), lossSeries(vb, "b")],
                    { xLabel: L.step, hline: D.loss.unigram, ymin: Math.min(D.loss.unigram, 2) - 0.2 });
     g1.setAttribute("aria-label", L.gradChart + ": " + D.names[va] + " " + fmt(D.grad.ratio[va], 2) + ", " + D.names[vb] + " " + fmt(D.grad.ratio[vb], 2));
-    g2.setAttribute("aria-label", L.streamChart + ": " + D.names[va] + " " + fmt(st.growth[va], 2) + "\u00D7, " + D.names[vb] + " " + fmt(st.growth[vb], 2) + "\u00D7");
+    g2.setAttribute("aria-label", L.streamChart.replace("{n}", deep) + ": " + D.names[va] + " " + fmt(st.growth[va], 2) + "\u00D7, " + D.names[vb] + " " + fmt(st.growth[vb], 2) + "\u00D7");
     var fa = D.loss.final[va][k], fb = D.loss.final[vb][k];
     g3.setAttribute("aria-label", L.lossChart + ", " + settingName(set) + ": " + D.names[va] + " " + finalText(fa) + ", " + D.names[vb] + " " + finalText(fb));
     charts.append(g1, g2, g3);
@@ -144,9 +147,11 @@ nrWidgets.register("placement-compare", function (el, ctx) {
     head.append(node("th", null, ""), node("th", null, D.names[va]), node("th", null, D.names[vb]));
     var thead = node("thead"); thead.appendChild(head); table.appendChild(thead);
     row(L.gradRatio, fmt(D.grad.ratio[va], 2), fmt(D.grad.ratio[vb], 2), "grad_ratio");
-    row(L.growth.replace("{n}", "12"), fmt(D.stream["12"].growth[va], 2) + "\u00D7", fmt(D.stream["12"].growth[vb], 2) + "\u00D7", "growth12");
-    row(L.growth.replace("{n}", "48"), fmt(st.growth[va], 2) + "\u00D7", fmt(st.growth[vb], 2) + "\u00D7", "growth48");
-    row(L.final + " (" + settingName(set) + ")", finalText(fa), finalText(fb), "final");
+    depths.forEach(function (n) {
+      var g = D.stream[n].growth;
+      row(L.growth.replace("{n}", n), fmt(g[va], 2) + "\u00D7", fmt(g[vb], 2) + "\u00D7", "growth" + n);
+    });
+    row(L.final.replace("{s}", settingName(set)), finalText(fa), finalText(fb), "final");
     row(L.failed, fa.diverged + " / " + fa.stalled + " / " + fa.seeds, fb.diverged + " / " + fb.stalled + " / " + fb.seeds, "failed");
   }
   [a.el, b.el, s.el].forEach(function (e) { e.addEventListener("change", update); });
