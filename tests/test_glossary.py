@@ -100,7 +100,7 @@ BAD = {
     "alias repeating its own name": (
         lambda r: _term(r, "warmup")["aliases"].append("Learning-rate warmup"), ["'warmup'", "listed twice"]),
     "missing see-also target": (
-        lambda r: _term(r, "rmsnorm")["see_also"].append("qk-norm"), ["'rmsnorm'", "see_also target 'qk-norm' is not a term"]),
+        lambda r: _term(r, "rmsnorm")["see_also"].append("qk-clip"), ["'rmsnorm'", "see_also target 'qk-clip' is not a term"]),
     "see-also itself": (
         lambda r: _term(r, "rms")["see_also"].append("rms"), ["'rms'", "lists the term itself"]),
     "unknown group": (
