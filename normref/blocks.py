@@ -230,7 +230,7 @@ class OutputNormBlock(nn.Module):
 
 
 def deepnorm_alpha(n_layer: int) -> float:
-    """DeepNorm's residual scale for a decoder-only stack of ``n_layer`` layers: α = (2N)^{1/4}.
+    """DeepNorm's residual scale for a decoder-only stack of ``n_layer`` layers: α = (2M)^{1/4}.
 
     Wang et al. 2022 (DeepNet, arXiv 2203.00555) give (3M)^{1/4} for the
     decoder of an encoder-decoder model (§4.3); the decoder-only value is the
@@ -241,7 +241,7 @@ def deepnorm_alpha(n_layer: int) -> float:
 
 
 def deepnorm_beta(n_layer: int) -> float:
-    """DeepNorm's init scale for a decoder-only stack: β = (8N)^{-1/4} (same file: weights divided by (8N)^{1/4})."""
+    """DeepNorm's init scale for a decoder-only stack: β = (8M)^{-1/4} (same file: weights divided by (8M)^{1/4})."""
     return (8 * _pos_int(n_layer, "n_layer")) ** -0.25
 
 

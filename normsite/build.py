@@ -26,7 +26,7 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, assets, directives, ledger, mathtex, notebooks, release
+from . import LANGS, SiteError, assets, cjk, directives, ledger, mathtex, notebooks, release
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 
@@ -116,6 +116,8 @@ class Site:
         def count(hit: bool) -> None:
             self.stats["snip_hit" if hit else "snip_miss"] += 1
 
+        if self.lang == "zh":
+            markdown = cjk.join_soft_breaks(markdown)
         # The ledger and the quiz first: the ledger's reasons hold [[value: …]] directives.
         if ledger.DIRECTIVE in markdown:
             from normref import values
