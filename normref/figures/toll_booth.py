@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
@@ -11,10 +13,24 @@ from ._style import PALETTES, colors, t
 from ..experiments import toll_booth as tb
 
 _DEPS = ("normref.experiments.toll_booth", "normref.blocks", "normref.nn")
-# Captions state the settings; they are read from the experiment module, not retyped.
-G, S, T = tb.GRAD, tb.STREAM, tb.TrainSetting()
-_gseeds = f"{G['seeds'][0]}–{G['seeds'][-1]}"
-_sseeds = f"{S['seeds'][0]}–{S['seeds'][-1]}"
+
+
+# The captions (figures.yml) state the settings; they are read from the experiment module, not retyped.
+def _seed_fields(setting: dict) -> dict:
+    return {**setting, "n_seeds": len(setting["seeds"]), "seeds": f"{setting['seeds'][0]}–{setting['seeds'][-1]}"}
+
+
+def _grad_fields() -> dict:
+    return _seed_fields(tb.GRAD)
+
+
+def _stream_fields() -> dict:
+    return _seed_fields(tb.STREAM)
+
+
+def _warmup_fields() -> dict:
+    s = tb.TrainSetting()
+    return {**asdict(s), "lr": f"{s.lr:g}"}
 
 
 # ------------------------------------------------------------------ the diagram
@@ -37,21 +53,7 @@ def _plus(ax, xy, color, fg):
     ax.text(*xy, "+", ha="center", va="center", color=fg, fontsize=12, zorder=4)
 
 
-@figure(
-    "topologies",
-    alt={
-        "zh": "两幅并排的结构示意图。左：Post-LN，残差主线上先做加法、再经过一个 LN 方框，主线本身被归一化；"
-              "右：Pre-LN，LN 方框在侧边的分支上、位于子层 f 之前，主线从 x_l 到 x_{l+1} 只经过一次加法。",
-        "en": "Two side-by-side block diagrams. Left, Post-LN: on the residual main line the sum is followed by an LN box, "
-              "so the main line itself is normalised. Right, Pre-LN: the LN box sits on the side branch before the "
-              "sub-layer f, and the main line from x_l to x_{l+1} passes through an addition only.",
-    },
-    caption={
-        "zh": "示意图（构建时由 matplotlib 绘制）：一个子层的两种接法。f 代表注意力或 MLP；粗线是残差主线。",
-        "en": "Diagram (drawn by matplotlib at build time): one sub-layer wired two ways. f stands for attention or "
-              "the MLP; the thick line is the residual main line.",
-    },
-)
+@figure("topologies")
 def topologies(lang: str, theme: str):
     p, c = PALETTES[theme], colors(theme)
     fg, muted = p["fg"], p["muted"]
@@ -120,29 +122,7 @@ def _band(ax, x, rows, color, label):
     ax.plot(x, m, color=color, lw=2.2, marker="o", ms=4, label=label)
 
 
-@figure(
-    "grad_per_layer",
-    alt={
-        "zh": "折线图：横轴是层号 1 到 12，纵轴是初始化时该层 FFN 权重梯度的范数。Post-LN 的曲线随层号上升，"
-              "越靠近输出的层梯度越大；Pre-LN 的曲线整体更低，并随层号缓慢下降。两条线周围的阴影是各随机种子的最小到最大值。",
-        "en": "Line chart: layer index 1 to 12 on the x axis, the norm of the gradient of that layer's FFN weights at "
-              "initialisation on the y axis. The Post-LN curve rises with the layer index, so layers near the output get "
-              "the largest gradients; the Pre-LN curve is lower overall and falls slowly with the index. The shaded bands "
-              "span the minimum to the maximum over random seeds.",
-    },
-    caption={
-        "zh": f"实测（合成数据）：normref 的 {G['n_layer']} 层 decoder（d = {G['d_model']}、{G['n_head']} 头、ReLU FFN、LayerNorm），"
-              f"权重按 N(0, 1/fan_in) 初始化，{G['batch']} 条长 {G['block_size']} 的随机 token 序列上的下一词交叉熵；"
-              f"线为 {len(G['seeds'])} 个随机种子（{_gseeds}）的均值，阴影为最小–最大值。对应 Xiong 等（2020）图 3 的做法，"
-              "但他们用的是 IWSLT14 上的 6-6 翻译模型。构建时用 torch（CPU）计算。",
-        "en": f"Measured (synthetic data): normref's {G['n_layer']}-layer decoder (d = {G['d_model']}, {G['n_head']} heads, "
-              f"ReLU FFN, LayerNorm), weights initialised N(0, 1/fan_in), next-token cross-entropy on {G['batch']} random "
-              f"token sequences of length {G['block_size']}; lines are means over {len(G['seeds'])} seeds ({_gseeds}), "
-              "bands span min to max. The same measurement as Xiong et al. (2020), Fig. 3, who used a 6-6 translation "
-              "model on IWSLT14. Computed with torch (CPU) at build time.",
-    },
-    deps=_DEPS,
-)
+@figure("grad_per_layer", fields=_grad_fields, deps=_DEPS)
 def grad_per_layer(lang: str, theme: str):
     r = tb.grad_per_layer()
     c = colors(theme)
@@ -162,29 +142,7 @@ def grad_per_layer(lang: str, theme: str):
 # ------------------------------------------------------------------ evidence 2: residual stream
 
 
-@figure(
-    "stream_norms",
-    alt={
-        "zh": "折线图：横轴是层号 0 到 12，纵轴是残差流的 L2 长度（均方意义）。Pre-LN 的实测曲线随深度上升，"
-              "始终落在 Lemma 2 给出的上下界两条虚线之间；Post-LN 每层输出的长度固定为 √d，"
-              "其最后一次归一化之前的和 x + FFN(x) 贴着 √(3d/2) 的虚线。",
-        "en": "Line chart: layer 0 to 12 on the x axis, the L2 length of the residual stream (root mean square) on the "
-              "y axis. The measured Pre-LN curve rises with depth and stays between the two dashed lines of Lemma 2's "
-              "lower and upper bounds; the Post-LN layer output stays at √d, and its sum before the layer's last "
-              "norm, x + FFN(x), sits on the dashed line at √(3d/2).",
-    },
-    caption={
-        "zh": f"实测（合成输入）：normref 的 {S['n_layer']} 层堆叠，d = {S['d_model']}，输入各分量独立 N(0, 1)（E‖x₀‖² = d），权重 N(0, 1/fan_in)、"
-              "偏置为 0、LN 增益为 1、ReLU FFN——即 Xiong 等（2020）Lemma 2 的设定；纵轴为 √E‖x_l‖²，"
-              f"对 {S['batch']} 条序列 × {S['tokens']} 个位置 × {len(S['seeds'])} 个随机种子（{_sseeds}）取平均。虚线为 Lemma 2 的数值。",
-        "en": f"Measured (synthetic input): normref's {S['n_layer']}-layer stack, d = {S['d_model']}, input entries i.i.d. N(0, 1) "
-              "(E‖x₀‖² = d), weights N(0, 1/fan_in), zero biases, LN gain 1, ReLU FFN: the setting of Xiong et al. "
-              f"(2020), Lemma 2. The y axis is √E‖x_l‖², averaged over {S['batch']} sequences × {S['tokens']} positions × "
-              f"{len(S['seeds'])} seeds ({_sseeds}). "
-              "Dashed lines are Lemma 2's values.",
-    },
-    deps=_DEPS,
-)
+@figure("stream_norms", fields=_stream_fields, deps=_DEPS)
 def stream_norms(lang: str, theme: str):
     r = tb.stream_norms()
     d, ls = r["d"], r["layers"]
@@ -221,31 +179,7 @@ def stream_norms(lang: str, theme: str):
 # ------------------------------------------------------------------ evidence 3: warmup
 
 
-@figure(
-    "warmup_curves",
-    alt={
-        "zh": "折线图：四条训练损失曲线，横轴是训练步数，纵轴是交叉熵损失。Pre-LN 有无 warmup 都下降得快得多，朝点线所示的最低可能损失靠近；"
-              "Post-LN 有无 warmup 都停在明显更高的位置。",
-        "en": "Line chart: four training-loss curves, steps on the x axis, cross-entropy on the y axis. Pre-LN, with or "
-              "without warmup, falls much faster, towards the dotted line of the lowest possible loss; Post-LN, with or "
-              "without warmup, stays clearly higher.",
-    },
-    caption={
-        "zh": f"实测（合成数据，每种设置跑一次）：normref 的 {T.n_layer} 层 decoder（d = {T.d_model}、{T.n_head} 头、LayerNorm），"
-              f"Adam（β = 0.9, 0.98），峰值学习率 {T.lr:g}，批大小 {T.batch}，序列长 {T.block_size}；warmup 为前 {T.warmup} 步线性升温。"
-              f"数据来自固定随机种子（{T.seed}）的马尔可夫链语言（{T.vocab_size} 个 token，每个 token 有 {T.successors} 个可能的后继），"
-              "四次运行的数据、批次顺序与初始化种子都相同。曲线做了 10 步滑动平均；点线是这份数据上可能达到的最低损失。"
-              "构建时用 torch（CPU）计算。",
-        "en": f"Measured (synthetic data, one run per setting): normref's {T.n_layer}-layer decoder (d = {T.d_model}, "
-              f"{T.n_head} heads, LayerNorm), Adam (β = 0.9, 0.98), peak learning rate {T.lr:g}, batch {T.batch}, "
-              f"sequence length {T.block_size}; warmup is a linear ramp over the first {T.warmup} steps. The data is a "
-              f"Markov-chain language with a fixed seed ({T.seed}): {T.vocab_size} tokens, each with {T.successors} "
-              "possible successors; all four runs share the data, the batch order and the initialisation seed. Curves "
-              "are a 10-step moving average; the dotted line is the lowest loss possible on this data. Computed with "
-              "torch (CPU) at build time.",
-    },
-    deps=_DEPS,
-)
+@figure("warmup_curves", fields=_warmup_fields, deps=_DEPS)
 def warmup_curves(lang: str, theme: str):
     r = tb.warmup_runs()
     c, muted = colors(theme), PALETTES[theme]["muted"]
