@@ -104,3 +104,51 @@ def test_packages_import_without_mkdocs(package):
             "    importlib.import_module(m.name)\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def import_graph(packages=("normref", "normsite")) -> dict[str, set[str]]:
+    """{module: the first-party modules it imports}, every import counted (top level and inside
+    functions). A registry's run-time imports of its package's modules are not edges: a package
+    that loads its modules by name does not make a cycle with them."""
+    mods: dict[str, Path] = {}
+    for p in packages:
+        mods.update(_modules(p))
+    return {m: {i for i in imports(m, path) if i in mods and i != m} for m, path in mods.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                return path[path.index(n):] + [n]
+            if n not in state and (found := visit(n)):
+                return found
+        path.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("def measure():\n    from .m import f\n    return f()\n", encoding="utf-8")
+    (pkg / "m.py").write_text("from . import spec\n", encoding="utf-8")
+    graph = {"pkg": imports("pkg", pkg / "__init__.py") & {"pkg.m"},
+             "pkg.m": imports("pkg.m", pkg / "m.py") & {"pkg"}}
+    assert find_cycle(graph) == ["pkg", "pkg.m", "pkg"]

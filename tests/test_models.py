@@ -35,7 +35,7 @@ def mini():
 
 def _doc(model: str, prompt: str) -> dict:
     # Uncached on purpose: these tests check the computation, not an old cache entry.
-    return measure_mod._measure.uncached(model, prompt, "test", "test", "test")
+    return measure_mod._measure.uncached(model, prompt, "test", "test")
 
 
 # ---------------------------------------------------------------- cross-checks with transformers

@@ -41,11 +41,11 @@ class FigureSpec:
     name: str
     func: Callable
     fields: Callable[[], Mapping] | None = None  # () -> {placeholder: value} for the texts
-    deps: tuple = ()
 
     @property
     def modules(self) -> tuple:
-        return (self.func.__module__, "normref.figures", "normref.figures._style", *self.deps)
+        """Where the cache key starts: the figure's module; the key covers all it imports (cache.closure)."""
+        return (self.func.__module__,)
 
     @property
     def alt(self) -> dict[str, str]:
@@ -61,21 +61,24 @@ class FigureSpec:
 _REGISTRY = Registry(__name__, __path__, "figure")
 
 
-def figure(name: str, *, fields: Callable[[], Mapping] | None = None, deps=(), **texts_in_python):
+def figure(name: str, *, fields: Callable[[], Mapping] | None = None, **removed):
     """Register a figure function under ``name``.
 
     Its alt text and caption are the entry ``name`` of figures.yml. ``fields``,
     if given, is called when the texts are needed and returns the values of the
     texts' ``{{placeholders}}`` (settings of the experiment the figure draws).
     """
-    if texts_in_python:
-        raise TypeError(f"figure {name!r}: unexpected {', '.join(sorted(texts_in_python))}; alt text and caption "
+    if "deps" in removed:
+        raise TypeError(f"figure {name!r}: deps= is gone; the cache key covers every normref module the figure's "
+                        "module imports, found from the code (normref.cache.closure)")
+    if removed:
+        raise TypeError(f"figure {name!r}: unexpected {', '.join(sorted(removed))}; alt text and caption "
                         f"live in {TEXTS.name} (an entry {name!r} with alt and caption, zh and en)")
     if fields is not None and not callable(fields):
         raise TypeError(f"figure {name!r}: fields must be a callable returning a mapping, got {type(fields).__name__}")
 
     def deco(fn):
-        _REGISTRY.add(name, FigureSpec(name, fn, fields, tuple(deps)), same=lambda a, b: a.func is b.func)
+        _REGISTRY.add(name, FigureSpec(name, fn, fields), same=lambda a, b: a.func is b.func)
         return fn
 
     return deco

@@ -9,7 +9,7 @@ from ._style import PALETTES, colors, t
 from ..experiments.scale import scale_sweep
 
 
-@figure("scale_invariance", deps=("normref.experiments.scale", "normref.norms", "normref.stats"))
+@figure("scale_invariance")
 def scale_invariance(lang: str, theme: str):
     r = scale_sweep()
     c = colors(theme)

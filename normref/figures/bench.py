@@ -14,7 +14,6 @@ from . import figure
 from ._style import PALETTES, colors, t
 from ..results import bench_cpu
 
-DEPS = ("normref.results",)
 
 # family -> (zh label, en label, colour index); the copy is drawn separately.
 FAMILY_LABEL = {
@@ -54,7 +53,7 @@ def _dims_axis(ax, dims):
     ax.set_xticklabels([str(d) for d in dims])
 
 
-@figure("bench_time", deps=DEPS)
+@figure("bench_time")
 def bench_time(lang: str, theme: str):
     rep = bench_cpu()
     rows = _rows(rep)
@@ -84,7 +83,7 @@ def bench_time(lang: str, theme: str):
     return fig
 
 
-@figure("bench_roofline", deps=DEPS)
+@figure("bench_roofline")
 def bench_roofline(lang: str, theme: str):
     rep = bench_cpu()
     c, p = colors(theme), PALETTES[theme]
@@ -124,7 +123,7 @@ def bench_roofline(lang: str, theme: str):
     return fig
 
 
-@figure("bench_ratio", deps=DEPS)
+@figure("bench_ratio")
 def bench_ratio(lang: str, theme: str):
     rep = bench_cpu()
     c, p = colors(theme), PALETTES[theme]

@@ -11,10 +11,6 @@ from ._style import PALETTES, colors, t
 from ..experiments.models import PROMPTS, run
 from ..models.measurement import layer_rows
 
-_DEPS = ("normref.experiments.models", "normref.models", "normref.models.measurement", "normref.models.record",
-         "normref.models.llama", "normref.models.bert", "normref.models.files", "normref.nn")
-
-
 
 def _prompts() -> dict:
     """The texts' placeholders: the page prompts (the English caption names the Chinese
@@ -25,7 +21,7 @@ def _prompts() -> dict:
 # ---------------------------------------------------------------- the forward-pass strip
 
 
-@figure("models_forward_strip", deps=_DEPS)
+@figure("models_forward_strip")
 def models_forward_strip(lang: str, theme: str):
     m = run("smollm2-135m", "en")["model"]
     p, c = PALETTES[theme], colors(theme)
@@ -133,7 +129,7 @@ def _mini_panel(ax, doc, lang, c, p, title):
     ax.set_title(title, fontsize=10)
 
 
-@figure("models_l2_layers", fields=_prompts, deps=_DEPS)
+@figure("models_l2_layers", fields=_prompts)
 def models_l2_layers(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), gridspec_kw={"width_ratios": [1.25, 1.25, 0.8]})
@@ -162,7 +158,7 @@ def models_l2_layers(lang: str, theme: str):
 # ---------------------------------------------------------------- the learned gains
 
 
-@figure("models_gains", deps=_DEPS)
+@figure("models_gains")
 def models_gains(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     doc = run("smollm2-135m", "en")
@@ -209,7 +205,7 @@ def models_gains(lang: str, theme: str):
 # ---------------------------------------------------------------- position 0
 
 
-@figure("models_massive", fields=_prompts, deps=_DEPS)
+@figure("models_massive", fields=_prompts)
 def models_massive(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))

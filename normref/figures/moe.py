@@ -9,9 +9,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from . import figure
 from ._style import PALETTES, colors, t
-from ..experiments.moe import BASE, BASE_SPREAD, SWEEPS, toy_training, u_spread
 
-_DEPS = ("normref.experiments.moe", "normref.moe", "normref.nn")
 
 # ----------------------------------------------------------------------------- the block
 
@@ -94,12 +92,16 @@ _SWEEP_LABEL = {
 
 
 def _base_note(lang):
+    from ..experiments.moe import BASE, BASE_SPREAD
+
     return t(lang, f"其余取基准：{BASE['n_experts']} 选 {BASE['top_k']}，τ = {BASE['temperature']:g}，σ = {BASE_SPREAD:g}",
              f"others at the base: top-{BASE['top_k']} of {BASE['n_experts']}, τ = {BASE['temperature']:g}, σ = {BASE_SPREAD:g}")
 
 
-@figure("moe_u_dist", deps=_DEPS)
+@figure("moe_u_dist")
 def moe_u_dist(lang: str, theme: str):
+    from ..experiments.moe import u_spread
+
     r = u_spread()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     fig, axes = plt.subplots(1, 4, figsize=(9.6, 3.3), sharey=True)
@@ -126,8 +128,10 @@ def moe_u_dist(lang: str, theme: str):
     return fig
 
 
-@figure("moe_u_cv", deps=_DEPS)
+@figure("moe_u_cv")
 def moe_u_cv(lang: str, theme: str):
+    from ..experiments.moe import u_spread
+
     r = u_spread()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     series = [
@@ -156,8 +160,10 @@ def moe_u_cv(lang: str, theme: str):
 # ----------------------------------------------------------------------------- toy training
 
 
-@figure("moe_training", deps=_DEPS)
+@figure("moe_training")
 def moe_training(lang: str, theme: str):
+    from ..experiments.moe import toy_training
+
     r = toy_training()
     c = colors(theme)
     lrs = r["lrs"]

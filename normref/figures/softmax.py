@@ -10,7 +10,7 @@ from ._style import PALETTES, colors, t
 from ..experiments.softmax import LABELS, SHOWN_SCALES, saturation
 
 
-@figure("softmax_saturation", deps=("normref.experiments.softmax",))
+@figure("softmax_saturation")
 def softmax_saturation(lang: str, theme: str):
     r = saturation()
     c, muted = colors(theme), PALETTES[theme]["muted"]

@@ -10,9 +10,9 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from . import figure
 from ._style import PALETTES, colors, t
-from ..experiments import toll_booth as tb
 
-_DEPS = ("normref.experiments.toll_booth", "normref.blocks", "normref.nn")
+# The experiments import torch: this module imports them inside the functions that draw or caption
+# a figure, so listing the figures does not load torch.
 
 
 # The captions (figures.yml) state the settings; they are read from the experiment module, not retyped.
@@ -21,14 +21,20 @@ def _seed_fields(setting: dict) -> dict:
 
 
 def _grad_fields() -> dict:
+    from ..experiments import toll_booth as tb
+
     return _seed_fields(tb.GRAD)
 
 
 def _stream_fields() -> dict:
+    from ..experiments import toll_booth as tb
+
     return _seed_fields(tb.STREAM)
 
 
 def _warmup_fields() -> dict:
+    from ..experiments import toll_booth as tb
+
     s = tb.TrainSetting()
     return {**asdict(s), "lr": f"{s.lr:g}"}
 
@@ -122,8 +128,10 @@ def _band(ax, x, rows, color, label):
     ax.plot(x, m, color=color, lw=2.2, marker="o", ms=4, label=label)
 
 
-@figure("grad_per_layer", fields=_grad_fields, deps=_DEPS)
+@figure("grad_per_layer", fields=_grad_fields)
 def grad_per_layer(lang: str, theme: str):
+    from ..experiments import toll_booth as tb
+
     r = tb.grad_per_layer()
     c = colors(theme)
     fig, ax = plt.subplots(figsize=(6.4, 3.7))
@@ -142,8 +150,10 @@ def grad_per_layer(lang: str, theme: str):
 # ------------------------------------------------------------------ evidence 2: residual stream
 
 
-@figure("stream_norms", fields=_stream_fields, deps=_DEPS)
+@figure("stream_norms", fields=_stream_fields)
 def stream_norms(lang: str, theme: str):
+    from ..experiments import toll_booth as tb
+
     r = tb.stream_norms()
     d, ls = r["d"], r["layers"]
     b = tb.lemma2_bounds(d, ls)
@@ -179,8 +189,10 @@ def stream_norms(lang: str, theme: str):
 # ------------------------------------------------------------------ evidence 3: warmup
 
 
-@figure("warmup_curves", fields=_warmup_fields, deps=_DEPS)
+@figure("warmup_curves", fields=_warmup_fields)
 def warmup_curves(lang: str, theme: str):
+    from ..experiments import toll_booth as tb
+
     r = tb.warmup_runs()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))

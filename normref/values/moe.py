@@ -7,56 +7,62 @@ import math
 import numpy as np
 
 from . import fmt, value
-from ..experiments.moe import BASE, BASE_SPREAD, toy_training, u_spread
+
+
+def _exp():
+    """The experiment module, imported when a value is computed (it imports torch; listing values must not)."""
+    from ..experiments import moe
+
+    return moe
 
 
 def _base():
-    return u_spread()["base_run"]
+    return _exp().u_spread()["base_run"]
 
 
 def _sweep(name):
-    sw = u_spread()["sweeps"][name]
+    sw = _exp().u_spread()["sweeps"][name]
     return dict(zip(sw["values"], sw["runs"]))
 
 
 @value("moe.base.n")
 def _n(lang):
-    return str(BASE["n_experts"])
+    return str(_exp().BASE["n_experts"])
 
 
 @value("moe.base.k")
 def _k(lang):
-    return str(BASE["top_k"])
+    return str(_exp().BASE["top_k"])
 
 
 @value("moe.base.tau")
 def _tau(lang):
-    return f"{BASE['temperature']:g}"
+    return f"{_exp().BASE['temperature']:g}"
 
 
 @value("moe.base.sigma")
 def _sigma(lang):
-    return f"{BASE_SPREAD:g}"
+    return f"{_exp().BASE_SPREAD:g}"
 
 
 @value("moe.d")
 def _d(lang):
-    return str(BASE["d_model"])
+    return str(_exp().BASE["d_model"])
 
 
 @value("moe.l")
 def _l(lang):
-    return str(BASE["d_latent"])
+    return str(_exp().BASE["d_latent"])
 
 
 @value("moe.sqrt_l")
 def _sqrt_l(lang):
-    return fmt(math.sqrt(BASE["d_latent"]), 2)
+    return fmt(math.sqrt(_exp().BASE["d_latent"]), 2)
 
 
 @value("moe.n_tokens")
 def _n_tokens(lang):
-    return str(u_spread()["n_tokens"])
+    return str(_exp().u_spread()["n_tokens"])
 
 
 # Coefficients of variation at the base point (K3-like sparsity, scaled down).
@@ -80,7 +86,7 @@ def _ratio_norm(lang):
 
 
 def _range(key):
-    vals = [run[key] for sw in u_spread()["sweeps"].values() for run in sw["runs"]]
+    vals = [run[key] for sw in _exp().u_spread()["sweeps"].values() for run in sw["runs"]]
     return f"{fmt(min(vals), 2)}–{fmt(max(vals), 2)}"
 
 
@@ -140,33 +146,33 @@ def _cv_k16(lang):
 
 
 def _final(lr, normalize):
-    r = toy_training()
+    r = _exp().toy_training()
     return np.array([x["val"][-1] for x in r["runs"] if x["lr"] == lr and x["normalize"] == normalize])
 
 
 def _lr(i):
-    return toy_training()["lrs"][i]
+    return _exp().toy_training()["lrs"][i]
 
 
 @value("moe.train.steps")
 def _steps(lang):
-    return str(toy_training()["cfg"]["steps"])
+    return str(_exp().toy_training()["cfg"]["steps"])
 
 
 @value("moe.train.n_seeds")
 def _seeds(lang):
-    return str(len(toy_training()["seeds"]))
+    return str(len(_exp().toy_training()["seeds"]))
 
 
 @value("moe.train.params")
 def _params(lang):
-    n = toy_training()["n_params"]
+    n = _exp().toy_training()["n_params"]
     return f"{n:,}"
 
 
 @value("moe.train.predict_mean")
 def _predict_mean(lang):
-    return fmt(toy_training()["predict_mean_mse"], 3)
+    return fmt(_exp().toy_training()["predict_mean_mse"], 3)
 
 
 for _i in (0, 1):
