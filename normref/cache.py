@@ -102,9 +102,10 @@ def _cache_files(tree: ast.Module, module: str) -> tuple[str, ...]:
             try:
                 files = ast.literal_eval(node.value)
             except ValueError:
-                raise ValueError(f"{module}: __cache_files__ must be a literal tuple of file names") from None
+                files = None
             if not isinstance(files, (tuple, list)) or not all(isinstance(f, str) for f in files):
-                raise ValueError(f"{module}: __cache_files__ must be a literal tuple of file names")
+                raise ValueError(f"{module}: __cache_files__ must be a literal tuple of file names, such as "
+                                 "('bench-cpu.json',): the cache reads it from the source, without importing the module")
             return tuple(files)
     return ()
 

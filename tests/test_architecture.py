@@ -113,7 +113,29 @@ def import_graph(packages=("normref", "normsite")) -> dict[str, set[str]]:
     mods: dict[str, Path] = {}
     for p in packages:
         mods.update(_modules(p))
-    return {m: {i for i in imports(m, path) if i in mods and i != m} for m, path in mods.items()}
+    return {m: {i for i in _edges(m, path, mods) if i != m} for m, path in mods.items()}
+
+
+def _edges(module: str, path: Path, mods) -> set[str]:
+    """The modules a file depends on. ``from pkg import sub`` (a submodule) depends on sub, not on
+    pkg's own code: the parent package is imported first anyway, and that is not a cycle."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")
+                stem = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                stem = node.module
+            subs = {f"{stem}.{a.name}" for a in node.names} & set(mods)
+            found.update(subs)
+            if len(subs) < len(node.names):  # some names are attributes of stem itself
+                found.add(stem)
+    return found & set(mods)
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -149,6 +171,12 @@ def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("def measure():\n    from .m import f\n    return f()\n", encoding="utf-8")
     (pkg / "m.py").write_text("from . import spec\n", encoding="utf-8")
-    graph = {"pkg": imports("pkg", pkg / "__init__.py") & {"pkg.m"},
-             "pkg.m": imports("pkg.m", pkg / "m.py") & {"pkg"}}
+    mods = {"pkg", "pkg.m"}
+    graph = {"pkg": _edges("pkg", pkg / "__init__.py", mods), "pkg.m": _edges("pkg.m", pkg / "m.py", mods)}
     assert find_cycle(graph) == ["pkg", "pkg.m", "pkg"]
+    # Importing a sibling submodule through the package is no cycle.
+    (pkg / "m.py").write_text("from . import n\n", encoding="utf-8")
+    (pkg / "n.py").write_text("X = 1\n", encoding="utf-8")
+    mods = {"pkg", "pkg.m", "pkg.n"}
+    graph = {m: _edges(m, pkg / ("__init__.py" if m == "pkg" else m[4:] + ".py"), mods) - {m} for m in mods}
+    assert graph["pkg.m"] == {"pkg.n"} and find_cycle(graph) is None
