@@ -77,12 +77,14 @@ def module_file(module: str) -> Path | None:
 
 def imports_in(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     """Every module name an AST imports, anywhere in it (functions included), relative imports
-    resolved against ``module``. ``from X import a`` yields X and X.a (a may be a submodule)."""
+    resolved against ``module``. ``from X import a`` yields X.a when that is a module (X is then
+    only its parent package), and X when a is a name defined by X."""
     pkg = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
+            # `import a.b` binds the name a: code may use a's own attributes too.
+            found.update(n for a in node.names for n in (a.name, a.name.split(".")[0]))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = pkg.split(".")
@@ -90,8 +92,9 @@ def imports_in(tree: ast.AST, module: str, is_package: bool) -> set[str]:
                 stem = ".".join(parts + ([node.module] if node.module else []))
             else:
                 stem = node.module or ""
-            found.add(stem)
-            found.update(f"{stem}.{a.name}" for a in node.names if a.name != "*")
+            for a in node.names:
+                sub = f"{stem}.{a.name}"
+                found.add(sub if a.name != "*" and module_file(sub) is not None else stem)
     return found
 
 
@@ -130,9 +133,13 @@ def _parents(module: str) -> list[str]:
 
 
 def closure(modules) -> tuple[str, ...]:
-    """The first-party modules that run when ``modules`` are imported and used: the modules
-    themselves, their parent packages, and, transitively, every module of normref (or of a
-    root's own package) they import, at the top level or inside functions.
+    """The first-party modules whose code can change what ``modules`` compute: the modules
+    themselves and, transitively, every module of normref (or of a root's own package) they
+    import, at the top level or inside functions; plus the parent packages of all of those.
+
+    A parent package's own source counts (it runs first), but what it imports is followed only
+    when a module imports from it: ``normref/__init__.py`` imports ``norms`` for the package's
+    users, and a figure that never touches ``normref.rms_norm`` does not depend on it.
 
     A package that loads its modules by name through a registry (figures, values, data)
     counts all of them for a module outside the package that imports it (a snippet calling
@@ -151,14 +158,14 @@ def closure(modules) -> tuple[str, ...]:
             continue
         seen.add(m)
         imported, _, _ = _scan(m)
-        todo.extend(_parents(m))
         for imp in imported:
             if imp.split(".")[0] not in tops or module_file(imp) is None:
                 continue
             todo.append(imp)
             if _scan(imp)[2] and not (m == imp or m.startswith(imp + ".")):
                 todo.extend(registered_modules(imp, module_file(imp).parent))
-    return tuple(sorted(seen))
+    parents = {p for m in seen for p in _parents(m) if module_file(p) is not None}
+    return tuple(sorted(seen | parents))
 
 
 def script_closure(source: str | bytes, filename: str = "<script>") -> tuple[str, ...]:

@@ -50,6 +50,13 @@ def test_closure_follows_indirect_relative_and_function_level_imports():
     # A figure module registers only itself: other figures are not part of its key.
     assert not {"normref.figures.basics", "normref.figures.moe"} & set(tb)
     assert "normref.nn" not in cache.closure(["normref.figures.basics"])
+    # A parent package's own source counts, not what it imports for its users: normref/__init__
+    # imports norms, which the bench figures (drawn from a JSON file) never use.
+    assert "normref" in cache.closure(["normref.figures.bench"])
+    assert "normref.norms" not in cache.closure(["normref.figures.bench"])
+    assert "normref.norms" in cache.closure(["normref.figures.basics"])  # via experiments.scale
+    # `import normref.nn` binds normref, whose attributes (normref.rms_norm) a script may use.
+    assert "normref.norms" in cache.script_closure("import normref.nn\n")
     # The measurement reaches the model code through function-level imports.
     assert {"normref.models.llama", "normref.models.bert", "normref.models.record", "normref.nn"} <= set(
         cache.closure(["normref.models.measurement"]))
