@@ -91,7 +91,7 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
             if kind == "table":
                 return table_md(values.table(name, lang))
             return values.get(name, lang)
-        except (KeyError, FileNotFoundError, SiteError) as e:
+        except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
             raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
 
     return DIRECTIVE.sub(one, markdown)

@@ -72,3 +72,13 @@ def test_an_unknown_table_fails_the_page():
 
     with pytest.raises(SiteError, match=r"page.md: bad \[\[table: nope\]\]: .*unknown table 'nope'"):
         directives.expand("[[table: nope]]", "en", "page.md")
+
+
+def test_a_figure_without_texts_fails_the_page_naming_it(tmp_path, monkeypatch):
+    from normsite import SiteError
+
+    empty = tmp_path / "figures.yml"
+    empty.write_text("figures: {}\n", encoding="utf-8")
+    monkeypatch.setattr(figures, "TEXTS", empty)
+    with pytest.raises(SiteError, match=r"page.md: bad \[\[figure: scale_invariance\]\]: figures.yml: no alt text and caption .*scale_invariance"):
+        directives.expand("[[figure: scale_invariance]]", "en", "page.md")

@@ -128,18 +128,22 @@ def parse_texts(raw, source: str = TEXTS.name) -> dict:
     return {"phrases": phrases, "figures": figs}
 
 
+def texts(path: Path | None = None) -> dict:
+    """figures.yml (or ``path``), loaded and validated once (see :func:`parse_texts`)."""
+    return _load_texts(Path(path or TEXTS))
+
+
 @functools.lru_cache(maxsize=None)
-def texts(path: Path = TEXTS) -> dict:
-    """figures.yml, loaded and validated once (see :func:`parse_texts`)."""
+def _load_texts(path: Path) -> dict:
     import yaml  # PyYAML; imported here so that rendering a figure does not need it
 
-    with Path(path).open(encoding="utf-8") as fh:
-        return parse_texts(yaml.safe_load(fh), Path(path).name)
+    with path.open(encoding="utf-8") as fh:
+        return parse_texts(yaml.safe_load(fh), path.name)
 
 
-def check_texts(path: Path = TEXTS) -> None:
+def check_texts(path: Path | None = None) -> None:
     """Every registered figure has an entry and every entry a figure; every placeholder resolves."""
-    _check_names(path)
+    _check_names(Path(path or TEXTS))
     for name in names():
         for kind in TEXT_KINDS:
             _filled(get(name), kind, path)
@@ -148,11 +152,12 @@ def check_texts(path: Path = TEXTS) -> None:
 @functools.lru_cache(maxsize=None)
 def _check_names(path: Path) -> None:
     known, have = set(names()), set(texts(path)["figures"])
+    source = path.name
     if have - known:
-        raise FigureTextError(f"{Path(path).name}: entries for unknown figures: {', '.join(sorted(have - known))}; "
+        raise FigureTextError(f"{source}: entries for unknown figures: {', '.join(sorted(have - known))}; "
                               f"known: {', '.join(sorted(known))}")
     if known - have:
-        raise FigureTextError(f"{Path(path).name}: no alt text and caption for the figure(s) "
+        raise FigureTextError(f"{source}: no alt text and caption for the figure(s) "
                               f"{', '.join(sorted(known - have))}")
 
 
@@ -172,9 +177,9 @@ def _fill(text: str, lang: str, phrases: dict, fields: Mapping, where: str, dept
     return _PLACEHOLDER.sub(one, text)
 
 
-def _filled(spec: FigureSpec, kind: str, path: Path = TEXTS) -> dict[str, str]:
+def _filled(spec: FigureSpec, kind: str, path: Path | None = None) -> dict[str, str]:
     t = texts(path)
-    _check_names(path)
+    _check_names(Path(path or TEXTS))
     fields = dict(spec.fields()) if spec.fields else {}
     clash = sorted(set(fields) & set(t["phrases"]))
     if clash:
