@@ -75,13 +75,24 @@ def module_file(module: str) -> Path | None:
     return None
 
 
+def _statements(node: ast.AST):
+    """Every statement in a tree, nested ones (in functions, classes, ifs, trys...) included.
+    Imports are statements, so this visits a small fraction of the nodes ast.walk would."""
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field, None) or ():
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                if isinstance(child, ast.stmt):
+                    yield child
+                yield from _statements(child)
+
+
 def imports_in(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     """Every module name an AST imports, anywhere in it (functions included), relative imports
     resolved against ``module``. ``from X import a`` yields X.a when that is a module (X is then
     only its parent package), and X when a is a name defined by X."""
     pkg = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             # `import a.b` binds the name a: code may use a's own attributes too.
             found.update(n for a in node.names for n in (a.name, a.name.split(".")[0]))
@@ -114,8 +125,10 @@ def _cache_files(tree: ast.Module, module: str) -> tuple[str, ...]:
 
 
 def _has_registry(tree: ast.Module) -> bool:
-    """Does the module build a Registry (and so import its package's modules by name, at run time)?"""
-    return any(isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Registry" for n in ast.walk(tree))
+    """Does the module build a Registry at its top level (and so import its package's modules by
+    name, at run time)?"""
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+               and getattr(n.value.func, "id", None) == "Registry" for n in tree.body)
 
 
 @functools.lru_cache(maxsize=None)
