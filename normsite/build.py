@@ -79,10 +79,13 @@ class Site:
         return self.glossary.jieba_parts
 
     def notebook_cache_dir(self) -> str:
-        """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on
-        normref, so normref's source hash is part of the folder. One folder per language (or the
-        two builds evict each other's entries) and per kind of build (it evicts unused entries)."""
-        d = cache.cache_dir() / "jupyter" / self.lang / cache.package_hash()[:16]
+        """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on the
+        normref code it imports, so the hash of that code (the import closure of this language's
+        notebooks, found from their imports) names the folder: an edit elsewhere in normref
+        executes no notebook. One folder per language (or the two builds evict each other's
+        entries) and per kind of build (it evicts unused entries)."""
+        code = cache.code_hash(notebooks.code_closure(self.docs_dir / "notebooks"))
+        d = cache.cache_dir() / "jupyter" / self.lang / code[:16]
         return str(d) + ("" if self.generated_work else "-noexec")
 
     # ------------------------------------------------------------ files

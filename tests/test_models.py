@@ -35,7 +35,7 @@ def mini():
 
 def _doc(model: str, prompt: str) -> dict:
     # Uncached on purpose: these tests check the computation, not an old cache entry.
-    return measure_mod._measure.uncached(model, prompt, "test", "test", "test")
+    return measure_mod._measure.uncached(model, prompt, "test", "test")
 
 
 # ---------------------------------------------------------------- cross-checks with transformers
@@ -250,10 +250,10 @@ def test_layer_explorer_dataset_and_tables():
         for pl in ("en", "zh"):
             run = entry["runs"][pl]
             assert len(run["layers"]) == n and len(run["layers"][0]["stream_in"]["l2_tokens"]) == run["n_tokens"]
-    for name, model in (("models.table.smol", "smollm2-135m"), ("models.table.mini", "minilm-l6")):
+    for name, model in (("models.smol.layers", "smollm2-135m"), ("models.mini.layers", "minilm-l6")):
         n = d["models"][model]["model"]["n_layer"]
         for lang in ("zh", "en"):
-            assert len(values.get(name, lang).splitlines()) == n + 3  # header, rule, layers, end
+            assert len(values.table(name, lang).rows) == n + 1  # layers, end
     assert values.get("models.smol.n_layer") == "30" and values.get("models.smol.sqrt_d") == "24"
 
 
@@ -288,8 +288,7 @@ def test_real_models_page_in_both_languages(site):
         for name in ("models.smol.en.growth", "models.smol.pos0_dim", "models.mini.zh.n_unk", "models.smol.sqrt_d"):
             assert values.get(name, lang) in page, (lang, name)
         # The detail table is generated: its first data row is in the page.
-        first_row = values.get("models.table.smol", lang).splitlines()[2]
-        cells = [c.strip() for c in first_row.strip("|").split("|")]
+        cells = values.table("models.smol.layers", lang).rows[0]
         assert all(f">{c}<" in page for c in cells if c), (lang, cells)
         # (the hook wraps [[data: …]] in a <template>, so instant navigation does not run it as a script)
         blob = re.search(r'<template class="nr-data" id="nr-data-layer_explorer"><script type="application/json">'
