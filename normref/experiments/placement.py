@@ -107,7 +107,7 @@ def _check_variants(variants) -> tuple:
     return variants
 
 
-@cache.memo("normref.blocks", "normref.nn", "normref.experiments.toll_booth")
+@cache.memo
 @one_thread()
 def grad_per_layer(variants: tuple = VARIANTS, n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"],
                    n_head: int = GRAD["n_head"], vocab_size: int = GRAD["vocab_size"],
@@ -157,7 +157,7 @@ def grad_ratio(r: dict, variant: str) -> float:
 # ------------------------------------------------------------------ 2. residual stream at init
 
 
-@cache.memo("normref.blocks", "normref.nn")
+@cache.memo
 @one_thread()
 def stream_lengths(n_layer: int, variants: tuple = VARIANTS, d_model: int = STREAM["d_model"],
                    n_head: int = STREAM["n_head"], tokens: int = STREAM["tokens"], batch: int = STREAM["batch"],

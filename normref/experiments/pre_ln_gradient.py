@@ -61,7 +61,7 @@ def _mean_cosine(a: torch.Tensor) -> float:
     return float((c.sum() - c.diagonal().sum()) / (n * n - n))
 
 
-@cache.memo("normref.blocks", "normref.nn", "normref.experiments.toll_booth")
+@cache.memo
 @one_thread()
 def pre_ln_gradient_paths(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"], n_head: int = GRAD["n_head"],
                           vocab_size: int = GRAD["vocab_size"], block_size: int = GRAD["block_size"],

@@ -19,7 +19,7 @@ causal, so a real token never sees the padding after it) keeps
   each attention layer reads a normalized vector.
 
 Everything returned is a small summary (no activations), cached on disk by the
-weights' SHA-256, this module's source and the library versions.
+weights' SHA-256, the code it imports (its import closure) and the library versions.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def collect():
     """
     import torch
 
-    from ..models import load
+    from ..models.checkpoint import load
     from ..models.llama import apply_rope, rope_angles
 
     m = load(MODEL)
@@ -295,7 +295,7 @@ def _final_norm(final: np.ndarray, info: dict, rng) -> dict:
     return out
 
 
-@cache.memo("normref.models", "normref.models.llama", "normref.models.record", "normref.models.files", "normref.nn")
+@cache.memo
 def _smollm2_batch(weights_sha256: str, libs: str) -> dict:
     from . import one_thread
 
@@ -328,7 +328,7 @@ def _compute() -> dict:
 
 def smollm2_batch() -> dict:
     """The batch measurements on SmolLM2 (see the module docstring), from the disk cache when possible."""
-    from ..models import spec
+    from ..models.checkpoint import spec
     from ..models.files import file_sha256
 
     return _smollm2_batch(file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers")))

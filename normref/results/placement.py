@@ -21,8 +21,9 @@ from pathlib import Path
 
 __all__ = ["PLACEMENT_CPU", "placement_cpu", "summary"]
 
-PLACEMENT_CPU = Path(__file__).parent / "placement-cpu.json"
-__cache_files__ = (PLACEMENT_CPU.name,)
+# A literal: normref.cache reads it from the source, without importing the module.
+__cache_files__ = ("placement-cpu.json",)
+PLACEMENT_CPU = Path(__file__).parent / __cache_files__[0]
 
 
 @functools.lru_cache(maxsize=None)
