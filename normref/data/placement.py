@@ -14,7 +14,10 @@ import math
 import numpy as np
 
 from . import dataset
-from ..experiments import placement as pl
+
+# The lab (normref.experiments.placement) imports torch: it is imported inside the dataset function, so
+# listing the datasets does not load torch.
+
 
 def _r(x, digits=4):
     return [None if not math.isfinite(float(v)) else round(float(v), digits) for v in x]
@@ -26,6 +29,7 @@ def loss_key(lr: float, warmup: int) -> str:
 
 @dataset("placement_lab")
 def placement_lab(lang):
+    from ..experiments import placement as pl
     from ..results.placement import placement_cpu, summary
 
     rep, summ = placement_cpu(), summary()

@@ -54,24 +54,7 @@ def _grid(ax, lang, theme, mode):
     ax.text(_FEATURES / 2, bottom - 0.85, note, ha="center", va="top", color=fg, fontsize=9.5)
 
 
-@figure(
-    "batchnorm_axes",
-    alt={
-        "zh": "两幅并排的网格示意图。每幅图的行是一个批里的词元：三个长度不同的句子，较短的句子用斜线格填充到同一长度；列是特征维度。"
-              "左图 BatchNorm：高亮的是一整列，即一个特征在整批所有真实词元上的取值，统计量由它们求出。"
-              "右图 LayerNorm 与 RMSNorm：高亮的是一整行，即一个词元自己的全部特征。",
-        "en": "Two side-by-side grid diagrams. In each, the rows are the tokens of a batch: three sentences of different "
-              "lengths, the shorter ones padded with hatched cells to the same length; the columns are features. Left, "
-              "BatchNorm: one whole column is highlighted, one feature over every real token of the batch, from which "
-              "its statistics are computed. Right, LayerNorm and RMSNorm: one whole row is highlighted, one token's own "
-              "features.",
-    },
-    caption={
-        "zh": "示意图（构建时由 matplotlib 绘制）：同一个批，两种归一化各从哪些数算均值和方差。高亮的格子共用一组统计量。",
-        "en": "Diagram (drawn by matplotlib at build time): one batch, and the entries each kind of norm computes its "
-              "statistics from. Highlighted cells share one set of statistics.",
-    },
-)
+@figure("batchnorm_axes")
 def batchnorm_axes(lang: str, theme: str):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.6, 4.6))
     _grid(a1, lang, theme, "batch")
@@ -80,41 +63,20 @@ def batchnorm_axes(lang: str, theme: str):
     return fig
 
 
-def _caption_measured() -> dict:
+def _measured_fields() -> dict:
+    """The measurement's setting, for the caption in figures.yml (read from the experiment, not retyped)."""
     from ..experiments import smollm2_batch as sb
 
-    n = len(sb.TEXTS)
-    layers = "、".join(str(v) for v in sb.LAYERS)
-    layers_en = ", ".join(str(v) for v in sb.LAYERS[:-1]) + f" and {sb.LAYERS[-1]}"
     return {
-        "zh": f"实测（真实权重）：SmolLM2-135M-Instruct，Q4_1 量化权重（嵌入矩阵 Q8_0），由 gguf 反量化为 float32；在 {n} 个中英文句子上做一次前向，"
-              f"取进入第 {layers} 层的残差流（即该层注意力前 RMSNorm 的输入）。每个批大小随机抽 {sb.N_BATCHES} 个批，"
-              "BatchNorm 的统计量只取真实词元（不算填充）。实线为第 "
-              f"{sb.LAYERS[len(sb.LAYERS) // 2]} 层，阴影为三层的范围。LayerNorm 与 RMSNorm 的统计量只取决于词元本身，三项都恰为 0。"
-              "构建时用 torch 与 numpy（CPU）计算。",
-        "en": f"Measured (real weights): SmolLM2-135M-Instruct, Q4_1 weights (embeddings Q8_0), dequantized to float32 by gguf; one forward pass over "
-              f"{n} English and Chinese sentences; the residual stream entering layers {layers_en} (the input of each "
-              f"layer's attention RMSNorm). {sb.N_BATCHES} random batches per batch size; BatchNorm's statistics use "
-              f"real tokens only (padding excluded). Solid lines are layer {sb.LAYERS[len(sb.LAYERS) // 2]}, bands span "
-              "the three layers. LayerNorm's and RMSNorm's statistics depend on the token alone, so all three are "
-              "exactly 0 for them. Computed with torch and numpy (CPU) at build time.",
+        "n_texts": len(sb.TEXTS),
+        "n_batches": sb.N_BATCHES,
+        "layers_zh": "、".join(str(v) for v in sb.LAYERS),
+        "layers_en": ", ".join(str(v) for v in sb.LAYERS[:-1]) + f" and {sb.LAYERS[-1]}",
+        "main_layer": sb.LAYERS[len(sb.LAYERS) // 2],
     }
 
 
-@figure(
-    "batchnorm_fluctuation",
-    alt={
-        "zh": "折线图：横轴是批大小（句子数，对数刻度），纵轴是百分比。三条曲线都随批变大而下降：BatchNorm 批方差的变异系数，"
-              "同一个词元换一批同伴后输出的相对变化，以及训练时（批统计量）与推理时（全体统计量）输出的相对差距。"
-              "LayerNorm 和 RMSNorm 的对应值是贴着横轴的 0。",
-        "en": "Line chart: batch size in sentences on a log x axis, percent on the y axis. Three curves all fall as "
-              "batches grow: the coefficient of variation of BatchNorm's batch variance, the relative change of one "
-              "token's output when its batch-mates change, and the relative gap between its output in training (batch "
-              "statistics) and at inference (statistics of all tokens). LayerNorm and RMSNorm sit at 0 on the x axis.",
-    },
-    caption=_caption_measured(),
-    deps=("normref.experiments.smollm2_batch", "normref.models", "normref.models.llama"),
-)
+@figure("batchnorm_fluctuation", fields=_measured_fields)
 def batchnorm_fluctuation(lang: str, theme: str):
     from ..experiments.smollm2_batch import BATCH_SIZES, LAYERS, smollm2_batch
 

@@ -59,6 +59,74 @@ def _plus(ax, xy, color, fg):
     ax.text(*xy, "+", ha="center", va="center", color=fg, fontsize=12, zorder=4)
 
 
+MAIN_X, BRANCH_X = 1.3, 3.0  # where the residual main line and the branch run in a layout diagram
+
+
+def draw_layout(ax, theme: str, *, in_norm: bool = False, out_norm: bool = False, path_norm: bool = False,
+                alpha: str | None = None, norm: str = "LN", f: str = "f") -> dict:
+    """One sub-layer wired one way, bottom to top: x_l, the residual main line (thick, left), the branch
+    through f (right), their sum, and x_{l+1}.
+
+    ``in_norm`` / ``out_norm`` put a norm on the branch before / after f (Pre-LN; Peri-LN has both; OLMo 2
+    only the second); ``path_norm`` puts one on the main line after the sum (Post-LN, DeepNorm); ``alpha``
+    labels a scale on the main line before the sum (DeepNorm's α). Every placement page draws its
+    diagrams with this, so the pictures share one visual language. Returns the height of each part, for
+    annotations.
+    """
+    p, c = PALETTES[theme], colors(theme)
+    fg = p["fg"]
+    main, booth, branch = c[1], c[0], c[2]
+    # Text on the filled norm box: white on the light theme's deep pink, near-black on the dark theme's pale pink.
+    on_booth = "white" if theme == "light" else PALETTES["light"]["fg"]
+    ax.set_xlim(0, 4)
+    ax.set_ylim(-0.2, 6.3)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    X, BX = MAIN_X, BRANCH_X
+    kinds = (["in_norm"] if in_norm else []) + ["f"] + (["out_norm"] if out_norm else [])
+    if path_norm:
+        ys, plus = [2.1], 3.2
+    elif len(kinds) == 3:
+        ys, plus = [1.65, 2.75, 3.85], 4.75
+    elif len(kinds) == 2:
+        ys, plus = [1.9, 3.2], 4.5
+    else:
+        ys, plus = [2.1], 3.2
+    at = {"plus": plus}
+    ax.text(X, 0.1, "$x_l$", ha="center", va="center", color=fg, fontsize=12)
+    # the main line up to the sum, through α when there is one
+    if alpha:
+        _arrow(ax, (X, 0.35), (X, 1.85), main, lw=4, style="-")
+        _box(ax, (X, 2.1), 0.75, 0.5, alpha, "none", main, fg)
+        _arrow(ax, (X, 2.35), (X, plus - 0.17), main, lw=4, style="-")
+        at["alpha"] = 2.1
+    else:
+        _arrow(ax, (X, 0.35), (X, plus - 0.17), main, lw=4, style="-")
+    _plus(ax, (X, plus), main, fg)
+    if path_norm:
+        _arrow(ax, (X, plus + 0.17), (X, 4.15), main, lw=4)
+        _box(ax, (X, 4.5), 1.3, 0.65, norm, booth, booth, on_booth, lw=2)
+        _arrow(ax, (X, 4.83), (X, 5.75), main, lw=4)
+        at["path_norm"] = 4.5
+    else:
+        _arrow(ax, (X, plus + 0.17), (X, 5.75), main, lw=4)
+    ax.text(X, 6.0, "$x_{l+1}$", ha="center", va="center", color=fg, fontsize=12)
+    # the branch: split, its boxes, back into the sum
+    _arrow(ax, (X, 1.0), (BX, 1.0), branch, style="-")
+    below = 1.0
+    for kind, y in zip(kinds, ys):
+        _arrow(ax, (BX, below), (BX, y - 0.3 - 0.05), branch)
+        if kind == "f":
+            _box(ax, (BX, y), 1.0, 0.6, f, "none", branch, fg)
+        else:
+            _box(ax, (BX, y), 1.0, 0.6, norm, booth, booth, on_booth, lw=2)
+        at[kind] = y
+        below = y + 0.3
+    _arrow(ax, (BX, below), (BX, plus), branch, style="-")
+    _arrow(ax, (BX, plus), (X + 0.18, plus), branch)
+    return at
+
+
 @figure("topologies")
 def topologies(lang: str, theme: str):
     c = colors(theme)
