@@ -212,12 +212,13 @@ def test_page_claims_hold_in_the_committed_lab(rep):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_values_and_table(lang):
     names = [n for n in values.names() if n.startswith("placement.")]
-    assert len(names) > 100
+    assert len(names) > 60
     for n in names:
         assert values.get(n, lang).strip(), n
-    table = values.get("placement.table", lang).splitlines()
-    assert len(table) == 2 + len(pl.VARIANTS)
-    assert all(row.count("|") == 9 for row in table)
+    table = values.table("placement.by_layout", lang)
+    assert len(table.columns) == 8 and len(table.rows) == len(pl.VARIANTS)
+    assert [row[0] for row in table.rows] == [pl.variant_name(v, lang) for v in pl.VARIANTS]
+    assert all(cell.strip() for row in table.rows for cell in row)
     assert values.get("placement.grad_ratio.output_qk", lang) == values.fmt(pl.grad_ratio(pl.grad_per_layer(), "output+qk"), 2)
 
 

@@ -11,13 +11,14 @@ import pytest
 
 from conftest import ROOT
 from normref import data, figures, values
-from normsite import directives
+from normsite import directives, ledger
 
 KINDS = {"figure": figures.names, "value": values.names, "table": values.table_names, "data": data.names}
 
 
 def _used() -> dict[str, dict[str, list[str]]]:
-    """{kind: {name: [files that use it]}} over both languages' pages and notebooks."""
+    """{kind: {name: [files that use it]}} over both languages' pages and notebooks, and the claim ledger's
+    reasons (the ledger page shows them through [[ledger]])."""
     used: dict[str, dict[str, list[str]]] = {k: {} for k in KINDS}
     for lang in ("zh", "en"):
         for f in sorted((ROOT / "docs" / lang).rglob("*")):
@@ -25,6 +26,12 @@ def _used() -> dict[str, dict[str, list[str]]]:
                 for kind, name in directives.DIRECTIVE.findall(f.read_text(encoding="utf-8")):
                     if kind in used:
                         used[kind].setdefault(name, []).append(str(f.relative_to(ROOT)))
+    where = str(ledger.DATA.relative_to(ROOT))
+    for claim in ledger.load().claims:
+        for lang in ("zh", "en"):
+            for kind, name in directives.DIRECTIVE.findall(claim.why[lang]):
+                if kind in used:
+                    used[kind].setdefault(name, []).append(f"{where} ({claim.id})")
     return used
 
 

@@ -7,7 +7,7 @@ of the three measured; the figure shows all three.
 
 from __future__ import annotations
 
-from . import value
+from . import register
 
 
 def _r():
@@ -36,70 +36,45 @@ def _sizes():
     return BATCH_SIZES[0], BATCH_SIZES[-1]
 
 
-@value("batchnorm.n_texts")
-def _n_texts(lang):
-    return str(_r()["n_texts"])
-
-
-@value("batchnorm.n_tokens")
-def _n_tokens(lang):
-    return str(_r()["n_tokens"])
-
-
-@value("batchnorm.length_range")
-def _lengths(lang):
-    ls = _r()["lengths"]
-    return f"{min(ls)}–{max(ls)}"
-
-
-@value("batchnorm.layer")
-def _layer(lang):
-    return str(_main_layer())
-
-
-@value("batchnorm.n_batches")
-def _n_batches(lang):
-    from ..experiments.smollm2_batch import N_BATCHES
-
-    return str(N_BATCHES)
-
-
-@value("batchnorm.batch_small")
-def _b_small(lang):
-    return str(_sizes()[0])
-
-
-@value("batchnorm.batch_large")
-def _b_large(lang):
-    return str(_sizes()[1])
-
-
-for _end, _i in (("small", 0), ("large", 1)):
-    value(f"batchnorm.tokens_per_batch_{_end}")(lambda lang, i=_i: f"{_bn(_sizes()[i])['tokens_per_batch']:.0f}")
-    value(f"batchnorm.var_cv_{_end}")(lambda lang, i=_i: _pct(_bn(_sizes()[i])["var_cv"]))
-    value(f"batchnorm.output_change_{_end}")(lambda lang, i=_i: _pct(_bn(_sizes()[i])["out_change"]))
-    value(f"batchnorm.train_vs_inference_{_end}")(lambda lang, i=_i: _pct(_bn(_sizes()[i])["train_vs_inference"]))
-
-
-@value("batchnorm.per_token_change")
-def _per_token(lang):
+def _per_token_change() -> str:
     """Largest difference between a token normalized alone and inside a batch (per-token statistics): 0."""
     worst = max(L["batchnorm"]["per_token_change"] for L in _r()["layers"].values())
     return "0" if worst == 0 else f"{worst:.1e}".replace("-", "−")
 
 
-@value("batchnorm.pad_batch")
-def _pad_batch(lang):
-    from ..experiments.smollm2_batch import PAD_BATCH
+def _setting(name: str):
+    """A setting of the measurement (N_BATCHES, PAD_BATCH, ...), read from the experiment module."""
+    from ..experiments import smollm2_batch
 
-    return str(PAD_BATCH)
-
-
-@value("batchnorm.pad_share")
-def _pad_share(lang):
-    return _pct(_r()["layers"][_main_layer()]["padding"]["pad_share"])
+    return getattr(smollm2_batch, name)
 
 
-@value("batchnorm.pad_var_ratio")
-def _pad_ratio(lang):
-    return f"{_r()['layers'][_main_layer()]['padding']['var_ratio']:.2f}"
+def _padding(k: str):
+    return _r()["layers"][_main_layer()]["padding"][k]
+
+
+_ENDS = (("small", 0), ("large", 1))  # the smallest and the largest batch size
+
+register({
+    # the measurement
+    "batchnorm.n_texts": lambda: str(_r()["n_texts"]),
+    "batchnorm.n_tokens": lambda: str(_r()["n_tokens"]),
+    "batchnorm.length_range": lambda: f"{min(_r()['lengths'])}–{max(_r()['lengths'])}",
+    "batchnorm.layer": lambda: str(_main_layer()),
+    "batchnorm.n_batches": lambda: str(_setting("N_BATCHES")),
+    "batchnorm.batch_small": lambda: str(_sizes()[0]),
+    "batchnorm.batch_large": lambda: str(_sizes()[1]),
+    # BatchNorm's statistics at the smallest and the largest batch
+    **{f"batchnorm.tokens_per_batch_{end}": (lambda i=i: f"{_bn(_sizes()[i])['tokens_per_batch']:.0f}")
+       for end, i in _ENDS},
+    **{f"batchnorm.var_cv_{end}": (lambda i=i: _pct(_bn(_sizes()[i])["var_cv"])) for end, i in _ENDS},
+    **{f"batchnorm.output_change_{end}": (lambda i=i: _pct(_bn(_sizes()[i])["out_change"])) for end, i in _ENDS},
+    **{f"batchnorm.train_vs_inference_{end}": (lambda i=i: _pct(_bn(_sizes()[i])["train_vs_inference"]))
+       for end, i in _ENDS},
+    # per-token statistics (LayerNorm, RMSNorm): nothing changes
+    "batchnorm.per_token_change": _per_token_change,
+    # padding
+    "batchnorm.pad_batch": lambda: str(_setting("PAD_BATCH")),
+    "batchnorm.pad_share": lambda: _pct(_padding("pad_share")),
+    "batchnorm.pad_var_ratio": lambda: f"{_padding('var_ratio'):.2f}",
+})

@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
-from . import fmt, value
+import math
+
+from . import fmt, register
 
 
 def _r():
@@ -20,40 +22,6 @@ def _fin():
     return _r()["final_norm"]
 
 
-# ---------------------------------------------------------------- the final norm
-
-
-@value("final_norm.n_predictions")
-def _n_pred(lang):
-    return str(_fin()["n_predictions"])
-
-
-@value("final_norm.stream_l2")
-def _stream(lang):
-    """Median L2 of the stream entering the final norm, over the scored positions."""
-    return fmt(_fin()["stream_l2"], 0)
-
-
-for _head in ("trained", "gain_ones", "gain_scalar", "no_final_norm"):
-    value(f"final_norm.ce_{_head}")(lambda lang, h=_head: fmt(_fin()["heads"][h]["ce"], 2 if h != "no_final_norm" else 0))
-    value(f"final_norm.top_p_{_head}")(lambda lang, h=_head: fmt(_fin()["heads"][h]["top_p"], 2))
-
-
-@value("final_norm.gain_rms")
-def _gain_rms(lang):
-    return fmt(_fin()["rms_gain"], 2)
-
-
-@value("final_norm.best_scalar")
-def _best_c(lang):
-    return f"{_fin()['best_scalar']['c']:g}"
-
-
-@value("final_norm.ce_best_scalar")
-def _best_ce(lang):
-    return fmt(_fin()["best_scalar"]["ce"], 2)
-
-
 # ---------------------------------------------------------------- attention logits
 
 
@@ -61,30 +29,19 @@ def _attn():
     return _r()["attn_max"]
 
 
-@value("attn_logits.max")
-def _attn_max(lang):
+def _attn_max() -> float:
     """The largest |q·k/√head_dim| over the measured layers, heads and sentences."""
-    return fmt(max(v["max"] for v in _attn().values()), 1)
+    return max(v["max"] for v in _attn().values())
 
 
-@value("attn_logits.max_layer")
-def _attn_max_layer(lang):
+def _attn_max_layer() -> str:
     a = _attn()
     return str(max(a, key=lambda k: a[k]["max"]))
 
 
-@value("attn_logits.layers")
-def _attn_layers(lang):
-    ls = sorted(_attn())
-    return ("、" if lang == "zh" else ", ").join(str(v) for v in ls)
-
-
-@value("attn_logits.weight_ratio")
-def _attn_ratio(lang):
+def _attn_weight_ratio() -> str:
     """e^(max logit): how many times more weight the top key can get than a key scored 0."""
-    import math
-
-    e = int(math.floor(max(v["max"] for v in _attn().values()) / math.log(10)))
+    e = int(math.floor(_attn_max() / math.log(10)))
     return "10" + str(e).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
@@ -107,6 +64,23 @@ def deepnorm_decoder(n_layers: int) -> tuple[float, float]:
 DEEPNORM_DEPTHS = (12, 30, 100, 1000)
 
 
-for _m in DEEPNORM_DEPTHS:
-    value(f"deepnorm.alpha_{_m}")(lambda lang, m=_m: fmt(deepnorm_decoder(m)[0], 2))
-    value(f"deepnorm.beta_{_m}")(lambda lang, m=_m: fmt(deepnorm_decoder(m)[1], 3))
+register({
+    # the final norm: the stream it reads, its gain, and the next-token cross-entropy of four heads
+    # (trained; gain replaced by ones; by one scalar; no final norm at all)
+    "final_norm.n_predictions": lambda: str(_fin()["n_predictions"]),
+    "final_norm.stream_l2": lambda: fmt(_fin()["stream_l2"], 0),  # median L2 over the scored positions
+    **{f"final_norm.ce_{h}": (lambda h=h: fmt(_fin()["heads"][h]["ce"], 2 if h != "no_final_norm" else 0))
+       for h in ("trained", "gain_ones", "gain_scalar", "no_final_norm")},
+    # the mean top-1 probability when the last stream skips the final norm (it saturates)
+    "final_norm.top_p_no_final_norm": lambda: fmt(_fin()["heads"]["no_final_norm"]["top_p"], 2),
+    "final_norm.gain_rms": lambda: fmt(_fin()["rms_gain"], 2),
+    "final_norm.best_scalar": lambda: f"{_fin()['best_scalar']['c']:g}",
+    "final_norm.ce_best_scalar": lambda: fmt(_fin()["best_scalar"]["ce"], 2),
+    # attention logits, although each attention layer reads a normalized vector
+    "attn_logits.max": lambda: fmt(_attn_max(), 1),
+    "attn_logits.max_layer": _attn_max_layer,
+    "attn_logits.weight_ratio": _attn_weight_ratio,
+    # DeepNorm's constants at the depths of the interview page's table
+    **{f"deepnorm.alpha_{m}": (lambda m=m: fmt(deepnorm_decoder(m)[0], 2)) for m in DEEPNORM_DEPTHS},
+    **{f"deepnorm.beta_{m}": (lambda m=m: fmt(deepnorm_decoder(m)[1], 3)) for m in DEEPNORM_DEPTHS},
+})

@@ -64,7 +64,7 @@ def _softmax_uniform() -> str:
 
 register({
     "ln.mean": lambda: fmt(_layernorm_steps()["mean"], 2),
-    "ln.centred": lambda: fmt_vec(_layernorm_steps()["centred"], 0),
+    "ln.centered": lambda: fmt_vec(_layernorm_steps()["centred"], 0),
     "ln.var": lambda: fmt(_layernorm_steps()["variance"], 2),
     "ln.std": lambda: fmt(_layernorm_steps()["std"], 2),
     "ln.y": lambda: fmt_vec(_layernorm_steps()["layer_norm"], 2),

@@ -23,17 +23,6 @@ def _sig3(x: float) -> str:
     return f"{x:.3g}".replace("-", "−")
 
 
-def _thousands(x: float) -> str:
-    """A large number rounded to an integer, with a thin space every three digits."""
-    return f"{round(x):,}".replace(",", "\u2009")
-
-
-def _smol_weights(lang: str) -> str:
-    m = _config(SMOL)
-    mats, emb = "/".join(m["matrix_types"]), m["embedding_type"]
-    return f"{mats} 权重（嵌入 {emb}）" if lang == "zh" else f"{mats} weights (embeddings {emb})"
-
-
 def _smol_eps() -> str:
     return f"{_config(SMOL)['eps']:.0e}".replace("e-0", "e-")
 
@@ -71,11 +60,6 @@ def _pre_gain_relative_deviation() -> str:
     return f"{dev:.1e}".replace("e-0", "e-").replace("-", "−")
 
 
-def _post_gain_range(which: str) -> str:
-    s = summary(SMOL, "en")
-    return f"{fmt(s[which + '_min'], 1)}–{fmt(s[which + '_max'], 1)}"
-
-
 # ---- the gains
 
 
@@ -104,11 +88,6 @@ def _count_gains(keep) -> str:
 # ---- position 0 (the massive activation)
 
 
-def _stream_at_massive(key: str):
-    """The residual stream entering the first layer where position 0 carries a massive activation."""
-    return run(SMOL, "en")["layers"][summary(SMOL, "en")["massive_from"]]["stream_in"][key]
-
-
 def _massive_ratio_threshold() -> str:
     from ..experiments.models import MASSIVE_RATIO
 
@@ -124,7 +103,9 @@ register({
     "models.smol.eps": _smol_eps,
     "models.smol.sqrt_d": lambda: _sig3(run(SMOL, "en")["sqrt_d"]),
     "models.mini.sqrt_d": lambda: _sig3(run(MINI, "en")["sqrt_d"]),
-    "models.smol.weights": _smol_weights,
+    # how the GGUF file stores the weights (normref dequantizes them to float32)
+    "models.smol.matrix_type": lambda: "/".join(_config(SMOL)["matrix_types"]),
+    "models.smol.embedding_type": lambda: _config(SMOL)["embedding_type"],
     # the prompts, and the stream on each
     "models.prompt.en": lambda: PROMPTS["en"],
     "models.prompt.zh": lambda: PROMPTS["zh"],
@@ -137,30 +118,18 @@ register({
     "models.mini.en.stream_range": _mini_stream_range,
     # RMSNorm before and after the gain
     "models.smol.pre_gain_reldev": _pre_gain_relative_deviation,
-    "models.smol.en.post1_range": lambda: _post_gain_range("post1"),
-    "models.smol.en.final_post": lambda: fmt(run(SMOL, "en")["final"]["norms"][0]["post_gain"]["l2_excl0"], 0),
     # the gains
     "models.smol.gain_median_range_from1": _gain_medians_from_layer1,
     "models.smol.gain_max": lambda: fmt(max(g["max"] for g in _block_gains()), 2),
     "models.smol.gain_layer0_attn_median": lambda: _sig3(_layer0_attention_gain()["median"]),
     "models.smol.gain_layer0_attn_absmax": lambda: fmt(max(abs(_layer0_attention_gain()["min"]),
                                                            abs(_layer0_attention_gain()["max"])), 2),
-    # layer 0's stream after the attention add (= the input of its MLP norm), and layer 1's input
-    "models.smol.en.l0_mid": lambda: fmt(layer_rows(run(SMOL, "en"))[0]["n2_in"], 1),
-    "models.smol.en.l1_in": lambda: fmt(layer_rows(run(SMOL, "en"))[1]["stream"], 1),
     "models.smol.final_gain_median": lambda: fmt(_final_gain()["median"], 2),
     "models.smol.final_gain_range": lambda: f"{fmt(_final_gain()['min'], 2)} … {fmt(_final_gain()['max'], 2)}",
     "models.smol.n_negative_gains": lambda: _count_gains(lambda w: w < 0),
     "models.smol.n_gain_values": lambda: _count_gains(lambda w: True),
     # position 0
     "models.smol.massive_from": lambda: str(summary(SMOL, "en")["massive_from"]),
-    "models.smol.pos0_peak": lambda: _thousands(summary(SMOL, "en")["pos0_peak"]),
-    "models.smol.pos0_dim": lambda: str(summary(SMOL, "en")["pos0_dim"]),
-    "models.smol.pos0_share": lambda: f"{100 * summary(SMOL, 'en')['pos0_share']:.1f}%",
-    "models.smol.pos0_ratio": lambda: _thousands(summary(SMOL, "en")["pos0_ratio"]),
-    "models.smol.pos0_vs_typical": lambda: _thousands(summary(SMOL, "en")["pos0_vs_typical"]),
-    "models.smol.en.stream_all_at_massive": lambda: _thousands(_stream_at_massive("l2_all")),
-    "models.smol.en.stream_excl0_at_massive": lambda: fmt(_stream_at_massive("l2_excl0"), 0),
     "models.smol.massive_ratio_threshold": _massive_ratio_threshold,
 })
 

@@ -1,18 +1,26 @@
-"""Values of the placement page ("Where the norm goes").
+"""Values and the summary table of the placement page ("Where the norm goes").
 
-Two sources, as the page says: the initialisation measurements are computed at
+Two sources, as the page says: the initialization measurements are computed at
 build time (normref.experiments.placement, cached); the training numbers come
 from the committed lab (normref/results/placement-cpu.json), never from a run at
-build time. Value names use the variant with "+" written "_": ``placement.final.pre_qk.hi.none``.
+build time. Value names use the variant with "+" written "_": ``placement.final.pre_qk.hi.none``;
+``lo``/``hi`` are the lab's two learning rates, ``none``/``warmup`` without and with warmup.
+
+The lab and normref.blocks import torch: they are imported inside the functions,
+so listing the values loads no torch.
 """
 
 from __future__ import annotations
 
 import math
 
-from . import fmt, value
-from ..blocks import deepnorm_alpha, deepnorm_beta, mixln_post_layers
-from ..experiments import placement as pl
+from . import Column, Table, fmt, register, register_tables
+
+
+def _lab():
+    from ..experiments import placement as pl
+
+    return pl
 
 
 def key(variant: str) -> str:
@@ -31,13 +39,17 @@ def _summ():
     return summary()
 
 
+def _setting(k: str):
+    return _rep()["setting"][k]
+
+
 def _lr(which: str) -> float:
-    lrs = sorted(_rep()["setting"]["lrs"])
+    lrs = sorted(_setting("lrs"))
     return {"lo": lrs[0], "hi": lrs[-1]}[which]
 
 
 def _w(which: str) -> int:
-    return {"none": 0, "warmup": _rep()["setting"]["warmup"]}[which]
+    return {"none": 0, "warmup": _setting("warmup")}[which]
 
 
 # ------------------------------------------------------------------ where and when (the committed run)
@@ -52,183 +64,59 @@ def machine_text(lang: str) -> str:
     return f"{m['cpu_model']} ({m['cpu_cores']} cores), Python {m['python']}, torch {m['torch']}, {m['date'][:10]}"
 
 
-@value("placement.machine")
-def _machine(lang):
-    return machine_text(lang)
+# ------------------------------------------------------------------ DeepNorm and Mix-LN at the depths the page names
 
 
-@value("placement.date")
-def _date(lang):
-    return _rep()["machine"]["date"][:10]
+def _deepnorm(which: str, n_layer: int, digits: int) -> str:
+    from ..blocks import deepnorm_alpha, deepnorm_beta
+
+    return fmt((deepnorm_alpha if which == "alpha" else deepnorm_beta)(n_layer), digits)
 
 
-@value("placement.load")
-def _load(lang):
-    """The 1-minute load average when the run began (the machine's 2 cores are shared)."""
-    return fmt(_rep()["machine"]["load_average"][0], 1)
+def _mixln_post_layers(n_layer: int) -> str:
+    from ..blocks import mixln_post_layers
+
+    return str(mixln_post_layers(n_layer))
 
 
-@value("placement.minutes")
-def _minutes(lang):
-    return f"{_rep()['seconds'] / 60:.0f}"
-
-
-@value("placement.runs")
-def _runs(lang):
-    return str(len(_rep()["runs"]))
-
-
-# ------------------------------------------------------------------ the training set-up
-
-
-for _k in ("n_layer", "d_model", "n_head", "block_size", "batch", "steps", "warmup"):
-    value(f"placement.lm.{_k}")(lambda lang, k=_k: str(_rep()["setting"][k]))
-
-
-@value("placement.lm.seeds")
-def _seeds(lang):
-    return str(len(_rep()["setting"]["seeds"]))
-
-
-@value("placement.lm.variants")
-def _variants(lang):
-    return str(len(_rep()["setting"]["variants"]))
-
-
-@value("placement.lm.lr_lo")
-def _lr_lo(lang):
-    return f"{_lr('lo'):g}"
-
-
-@value("placement.lm.lr_hi")
-def _lr_hi(lang):
-    return f"{_lr('hi'):g}"
-
-
-@value("placement.corpus.chars")
-def _chars(lang):
-    return f"{_rep()['corpus']['chars']:,}"
-
-
-@value("placement.corpus.kchars")
-def _kchars(lang):
-    return f"{_rep()['corpus']['chars'] / 1000:.0f}"
-
-
-@value("placement.corpus.vocab")
-def _vocab(lang):
-    return str(_rep()["corpus"]["vocab"])
-
-
-@value("placement.corpus.files")
-def _files(lang):
-    return str(len(_rep()["corpus"]["files"]))
-
-
-@value("placement.unigram")
-def _unigram(lang):
-    return fmt(_rep()["corpus"]["unigram_loss"], 2)
-
-
-@value("placement.uniform")
-def _uniform(lang):
-    return fmt(_rep()["uniform_loss"], 2)
-
-
-@value("placement.deepnorm.alpha_lm")
-def _alpha_lm(lang):
-    return fmt(deepnorm_alpha(_rep()["setting"]["n_layer"]), 2)
-
-
-@value("placement.deepnorm.beta_lm")
-def _beta_lm(lang):
-    return fmt(deepnorm_beta(_rep()["setting"]["n_layer"]), 2)
-
-
-@value("placement.mixln.post_lm")
-def _mix_lm(lang):
-    return str(mixln_post_layers(_rep()["setting"]["n_layer"]))
-
-
-# ------------------------------------------------------------------ DeepNorm's α and β at the depths the page names
-
-for _n in (12, 48, 1000):
-    value(f"placement.deepnorm.alpha{_n}")(lambda lang, n=_n: fmt(deepnorm_alpha(n), 2))
-    value(f"placement.deepnorm.beta{_n}")(lambda lang, n=_n: fmt(deepnorm_beta(n), 3))
-
-
-# ------------------------------------------------------------------ at initialisation (build time, cached)
+# ------------------------------------------------------------------ at initialization (build time, cached)
 
 
 def grad_ratio(variant: str) -> float:
+    """Layer 1's FFN gradient over the last layer's, at initialization (seed means)."""
+    pl = _lab()
     return pl.grad_ratio(pl.grad_per_layer(), variant)
 
 
 def stream_growth(variant: str, n_layer: int) -> float:
+    """How many times longer the residual stream is after ``n_layer`` layers than the input, at initialization."""
+    pl = _lab()
     return pl.stream_growth(pl.stream_lengths(n_layer), variant)
 
 
-@value("placement.grad.layers")
-def _glayers(lang):
-    return str(pl.GRAD["n_layer"])
+def _deep() -> int:
+    """The deeper of the two stacks the stream is measured in."""
+    return _lab().STREAM["depths"][-1]
 
 
-@value("placement.grad.seeds")
-def _gseeds(lang):
-    return str(len(pl.GRAD["seeds"]))
+def _stream_growth_text(variant: str, n_layer: int) -> str:
+    """Stream growth at one of the measured depths (the value's name says which; it fails if that is gone)."""
+    depths = _lab().STREAM["depths"]
+    if n_layer not in depths:
+        raise ValueError(f"n_layer must be one of the measured depths {depths}, got {n_layer}")
+    return fmt(stream_growth(variant, n_layer), 2)
 
 
-@value("placement.stream.d")
-def _sd(lang):
-    return str(pl.STREAM["d_model"])
-
-
-@value("placement.stream.depth_lo")
-def _depth_lo(lang):
-    return str(pl.STREAM["depths"][0])
-
-
-@value("placement.stream.depth_hi")
-def _depth_hi(lang):
-    return str(pl.STREAM["depths"][-1])
-
-
-@value("placement.corpus.chunk")
-def _chunk(lang):
-    return f"{pl.corpus_of(_rep()).chunk:,}" if lang == "en" else str(pl.corpus_of(_rep()).chunk)
-
-
-@value("placement.corpus.every")
-def _every(lang):
-    return str(pl.corpus_of(_rep()).every)
-
-
-@value("placement.stream.seeds")
-def _sseeds(lang):
-    return str(len(pl.STREAM["seeds"]))
-
-
-for _v in pl.VARIANTS:
-    value(f"placement.grad_ratio.{key(_v)}")(lambda lang, v=_v: fmt(grad_ratio(v), 2))
-    for _n in pl.STREAM["depths"]:
-        value(f"placement.stream{_n}.{key(_v)}")(lambda lang, v=_v, n=_n: fmt(stream_growth(v, n), 2))
-
-
-@value("placement.lemma2.pre_lo")
-def _l2lo(lang):
-    """Lemma 2's lower bound on Pre-LN's stream growth at the deeper stack: √(1 + L/2)."""
-    return fmt(math.sqrt(1 + pl.STREAM["depths"][-1] / 2), 2)
-
-
-@value("placement.lemma2.pre_hi")
-def _l2hi(lang):
-    return fmt(math.sqrt(1 + 1.5 * pl.STREAM["depths"][-1]), 2)
+def _lemma2(lo: bool) -> str:
+    """Lemma 2's bound on Pre-LN's stream growth at the deeper stack: √(1 + L/2) and √(1 + 3L/2)."""
+    return fmt(math.sqrt(1 + (0.5 if lo else 1.5) * _deep()), 2)
 
 
 # ------------------------------------------------------------------ training (the committed lab)
 
 
 def final(variant: str, lr: str, w: str) -> dict:
+    """The lab's summary of one setting: final held-out loss (mean over seeds that did not diverge), counts."""
     return _summ()[(variant, _lr(lr), _w(w))]
 
 
@@ -238,64 +126,105 @@ def _final_text(e: dict, lang: str) -> str:
     return fmt(e["final"], 2)
 
 
-for _v in pl.VARIANTS:
-    for _lrk in ("lo", "hi"):
-        for _wk in ("none", "warmup"):
-            _name = f"{key(_v)}.{_lrk}.{_wk}"
-            value(f"placement.final.{_name}")(lambda lang, v=_v, a=_lrk, b=_wk: _final_text(final(v, a, b), lang))
-            value(f"placement.diverged.{_name}")(lambda lang, v=_v, a=_lrk, b=_wk: str(final(v, a, b)["diverged"]))
-            value(f"placement.stalled.{_name}")(lambda lang, v=_v, a=_lrk, b=_wk: str(final(v, a, b)["stalled"]))
-
-
 def max_logit(variant: str, w: str = "none") -> float:
     """The largest attention logit at the end of training at the high learning rate (max over layers, mean over seeds)."""
     m = final(variant, "hi", w)["max_logit"]
     return float("nan") if m is None else float(max(m))
 
 
-for _v in pl.QK_PAIRS:
-    for _wk in ("none", "warmup"):
-        value(f"placement.max_logit.{key(_v)}.{_wk}")(lambda lang, v=_v, w=_wk: f"{max_logit(v, w):.0f}"
-                                                       if max_logit(v, w) >= 100 else fmt(max_logit(v, w), 1))
+def _max_logit_text(variant: str) -> str:
+    m = max_logit(variant)
+    return f"{m:.0f}" if m >= 100 else fmt(m, 1)
 
 
-@value("placement.qk_bound")
-def _qk_bound(lang):
+def _qk_bound() -> str:
     """√d_h at the LM's head size: the largest logit QK-norm allows while the q and k gains are 1."""
-    s = _rep()["setting"]
-    return fmt(math.sqrt(s["d_model"] // s["n_head"]), 1)
+    return fmt(math.sqrt(_setting("d_model") // _setting("n_head")), 1)
 
 
-def _count(field: str) -> int:
-    return sum(e[field] for e in _summ().values())
+def _count(field: str) -> str:
+    return str(sum(e[field] for e in _summ().values()))
 
 
-@value("placement.diverged_total")
-def _div_total(lang):
-    return str(_count("diverged"))
+# What the page quotes one by one (the summary table below has every variant and setting):
+# (variant, learning rate, warmup) of the final losses and of the stall counts it names, and the variants
+# whose gradient ratio, stream growth and largest logit it names.
+_FINALS = (("post", "lo", "none"), ("post", "lo", "warmup"), ("post", "hi", "none"), ("post", "hi", "warmup"),
+           ("pre", "lo", "none"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
+           ("peri", "lo", "none"), ("peri", "hi", "none"), ("output", "hi", "none"),
+           ("deepnorm", "lo", "none"), ("mixln", "lo", "none"), ("mixln", "hi", "none"), ("mixln", "hi", "warmup"),
+           ("peri+qk", "hi", "none"), ("output+qk", "hi", "none"))
+_STALLS = (("deepnorm", "hi", "none"), ("deepnorm", "hi", "warmup"))
+_GRAD_RATIOS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "output+qk")
+_STREAM_DEEP = ("pre", "peri", "mixln")
+_MAX_LOGITS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
+
+register({
+    # the committed run: where, when, how long
+    "placement.machine": machine_text,
+    "placement.load": lambda: fmt(_rep()["machine"]["load_average"][0], 1),  # 1-minute load when the run began
+    "placement.minutes": lambda: f"{_rep()['seconds'] / 60:.0f}",
+    "placement.runs": lambda: str(len(_rep()["runs"])),
+    # the training set-up
+    **{f"placement.lm.{k}": (lambda k=k: str(_setting(k)))
+       for k in ("n_layer", "d_model", "n_head", "block_size", "batch", "steps", "warmup")},
+    "placement.lm.seeds": lambda: str(len(_setting("seeds"))),
+    "placement.lm.variants": lambda: str(len(_setting("variants"))),
+    "placement.lm.lr_lo": lambda: f"{_lr('lo'):g}",
+    "placement.lm.lr_hi": lambda: f"{_lr('hi'):g}",
+    "placement.corpus.chars": lambda: f"{_rep()['corpus']['chars']:,}",
+    "placement.corpus.kchars": lambda: f"{_rep()['corpus']['chars'] / 1000:.0f}",
+    "placement.corpus.vocab": lambda: str(_rep()["corpus"]["vocab"]),
+    "placement.corpus.files": lambda: str(len(_rep()["corpus"]["files"])),
+    "placement.corpus.chunk": lambda lang: (f"{_lab().corpus_of(_rep()).chunk:,}" if lang == "en"
+                                            else str(_lab().corpus_of(_rep()).chunk)),
+    "placement.corpus.every": lambda: str(_lab().corpus_of(_rep()).every),
+    "placement.unigram": lambda: fmt(_rep()["corpus"]["unigram_loss"], 2),
+    "placement.uniform": lambda: fmt(_rep()["uniform_loss"], 2),
+    # DeepNorm's α and β, and Mix-LN's Post-LN layers, for the lab's depth and the depths the page names
+    "placement.deepnorm.alpha_lm": lambda: _deepnorm("alpha", _setting("n_layer"), 2),
+    "placement.deepnorm.beta_lm": lambda: _deepnorm("beta", _setting("n_layer"), 2),
+    **{f"placement.deepnorm.alpha{n}": (lambda n=n: _deepnorm("alpha", n, 2)) for n in (12, 1000)},
+    **{f"placement.deepnorm.beta{n}": (lambda n=n: _deepnorm("beta", n, 3)) for n in (12, 1000)},
+    "placement.mixln.post_lm": lambda: _mixln_post_layers(_setting("n_layer")),
+    # at initialization: the settings, gradient ratios, stream growth and Lemma 2's range
+    "placement.grad.layers": lambda: str(_lab().GRAD["n_layer"]),
+    "placement.grad.seeds": lambda: str(len(_lab().GRAD["seeds"])),
+    "placement.stream.d": lambda: str(_lab().STREAM["d_model"]),
+    "placement.stream.depth_lo": lambda: str(_lab().STREAM["depths"][0]),
+    "placement.stream.depth_hi": lambda: str(_deep()),
+    "placement.stream.seeds": lambda: str(len(_lab().STREAM["seeds"])),
+    **{f"placement.grad_ratio.{key(v)}": (lambda v=v: fmt(grad_ratio(v), 2)) for v in _GRAD_RATIOS},
+    **{f"placement.stream48.{key(v)}": (lambda v=v: _stream_growth_text(v, 48)) for v in _STREAM_DEEP},
+    "placement.lemma2.pre_lo": lambda: _lemma2(lo=True),
+    "placement.lemma2.pre_hi": lambda: _lemma2(lo=False),
+    # training: final held-out losses, stalls, the largest attention logits, totals
+    **{f"placement.final.{key(v)}.{a}.{b}": (lambda lang, v=v, a=a, b=b: _final_text(final(v, a, b), lang))
+       for v, a, b in _FINALS},
+    **{f"placement.stalled.{key(v)}.{a}.{b}": (lambda v=v, a=a, b=b: str(final(v, a, b)["stalled"]))
+       for v, a, b in _STALLS},
+    **{f"placement.max_logit.{key(v)}.none": (lambda v=v: _max_logit_text(v)) for v in _MAX_LOGITS},
+    "placement.qk_bound": _qk_bound,
+    "placement.diverged_total": lambda: _count("diverged"),
+    "placement.stalled_total": lambda: _count("stalled"),
+})
 
 
-@value("placement.stalled_total")
-def _stalled_total(lang):
-    return str(_count("stalled"))
-
-
-@value("placement.table")
-def _table(lang):
+def _summary_table(lang: str) -> Table:
     """One row per variant: gradient ratio, stream growth at the deeper stack, final held-out loss at each learning
     rate with and without warmup, and how many seeds diverged / stalled in all."""
-    zh = lang == "zh"
+    pl = _lab()
     lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
-    n_seeds = len(_rep()["setting"]["seeds"])
-    runs_per_variant = 4 * n_seeds
-    deep = pl.STREAM["depths"][-1]
-    if zh:
-        head = (f"| 接法 | 梯度比（第 1 层 ÷ 末层） | {deep} 层时残差流增长 | 学习率 {lo}，不预热 | 学习率 {lo}，预热 | "
-                f"学习率 {hi}，不预热 | 学习率 {hi}，预热 | 发散 / 停滞（共 {runs_per_variant} 次） |")
+    runs_per_variant = 4 * len(_setting("seeds"))
+    deep = _deep()
+    if lang == "zh":
+        labels = ("接法", "梯度比（第 1 层 ÷ 末层）", f"{deep} 层时残差流增长", f"学习率 {lo}，不预热", f"学习率 {lo}，预热",
+                  f"学习率 {hi}，不预热", f"学习率 {hi}，预热", f"发散 / 停滞（共 {runs_per_variant} 次）")
     else:
-        head = (f"| layout | gradient ratio (layer 1 ÷ last) | stream growth at {deep} layers | lr {lo}, no warmup | "
-                f"lr {lo}, warmup | lr {hi}, no warmup | lr {hi}, warmup | diverged / stalled (of {runs_per_variant} runs) |")
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        labels = ("layout", "gradient ratio (layer 1 ÷ last)", f"stream growth at {deep} layers", f"lr {lo}, no warmup",
+                  f"lr {lo}, warmup", f"lr {hi}, no warmup", f"lr {hi}, warmup",
+                  f"diverged / stalled (of {runs_per_variant} runs)")
+    rows = []
     for v in pl.VARIANTS:
         cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2), fmt(stream_growth(v, deep), 2) + "×"]
         div = stalled = 0
@@ -305,5 +234,8 @@ def _table(lang):
                 cells.append(_final_text(e, lang))
                 div, stalled = div + e["diverged"], stalled + e["stalled"]
         cells.append(f"{div} / {stalled}")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(tuple(cells))
+    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), tuple(rows))
+
+
+register_tables({"placement.by_layout": _summary_table})

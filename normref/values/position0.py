@@ -9,7 +9,7 @@ number holds for.
 
 from __future__ import annotations
 
-from . import value
+from . import register
 
 PLATEAU = 0.05  # within 5% of the peak
 
@@ -44,24 +44,33 @@ def plateau(pl: str) -> tuple[int, int, float]:
     return rows[lo]["layer"], rows[hi]["layer"], peak
 
 
-for _pl in ("zh", "en"):
-    value(f"position0.{_pl}.first_layer")(lambda lang, pl=_pl: str(plateau(pl)[0]))
-    value(f"position0.{_pl}.last_layer")(lambda lang, pl=_pl: str(plateau(pl)[1]))
-    value(f"position0.{_pl}.peak")(lambda lang, pl=_pl: _big(plateau(pl)[2]))
-    value(f"position0.{_pl}.after_plateau")(lambda lang, pl=_pl: _big(_rows(pl)[plateau(pl)[1] + 1]["pos0"]))
-    value(f"position0.{_pl}.ratio")(  # at the plateau's first layer
-        lambda lang, pl=_pl: _big(_rows(pl)[plateau(pl)[0]]["pos0"] / _rows(pl)[plateau(pl)[0]]["stream"]))
-    value(f"position0.{_pl}.vs_typical")(lambda lang, pl=_pl: _big(_summary(pl)["pos0_vs_typical"]))
-    value(f"position0.{_pl}.share")(
-        lambda lang, pl=_pl: f"{100 * _rows(pl)[plateau(pl)[0]]['pos0_share']:.1f}%")
-    value(f"position0.{_pl}.dim")(lambda lang, pl=_pl: str(_rows(pl)[plateau(pl)[0]]["pos0_dim"]))
-
-
 def _final(pl: str) -> float:
+    """L2 of position 0 entering the final norm."""
     from ..experiments.models import run
 
     return run("smollm2-135m", pl)["final"]["stream_in"]["l2_tokens"][0]
 
 
-for _pl in ("zh", "en"):
-    value(f"position0.{_pl}.final_input")(lambda lang, pl=_pl: _big(_final(pl)))
+def _at_first(pl: str, key: str):
+    """A row field of the plateau's first layer."""
+    return _rows(pl)[plateau(pl)[0]][key]
+
+
+def _prompt(pl: str) -> dict:
+    """The values of one prompt (``position0.zh.*`` on the Chinese prompt, ``position0.en.*`` on the English one)."""
+    p = f"position0.{pl}"
+    return {
+        f"{p}.first_layer": lambda: str(plateau(pl)[0]),
+        f"{p}.last_layer": lambda: str(plateau(pl)[1]),
+        f"{p}.peak": lambda: _big(plateau(pl)[2]),
+        f"{p}.after_plateau": lambda: _big(_rows(pl)[plateau(pl)[1] + 1]["pos0"]),
+        # at the plateau's first layer: position 0 over the other tokens' mean, its largest dimension
+        f"{p}.ratio": lambda: _big(_at_first(pl, "pos0") / _at_first(pl, "stream")),
+        f"{p}.vs_typical": lambda: _big(_summary(pl)["pos0_vs_typical"]),
+        f"{p}.share": lambda: f"{100 * _at_first(pl, 'pos0_share'):.1f}%",
+        f"{p}.dim": lambda: str(_at_first(pl, "pos0_dim")),
+        f"{p}.final_input": lambda: _big(_final(pl)),
+    }
+
+
+register({**_prompt("zh"), **_prompt("en")})

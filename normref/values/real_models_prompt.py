@@ -8,7 +8,7 @@ English one. Read from the cached measurement; nothing is typed in.
 
 from __future__ import annotations
 
-from . import fmt, value
+from . import fmt, register
 
 SMOL = "smollm2-135m"
 
@@ -35,18 +35,30 @@ def _big(x: float) -> str:
     return f"{round(x):,}".replace(",", "\u2009")
 
 
-for _pl in ("zh", "en"):
-    value(f"real_models.{_pl}.post_gain_range")(  # what attention and the MLP read, over every block
-        lambda lang, pl=_pl: "{}–{}".format(
-            fmt(min(_summary(pl)["post1_min"], _summary(pl)["post2_min"]), 1),
-            fmt(max(_summary(pl)["post1_max"], _summary(pl)["post2_max"]), 1)))
-    value(f"real_models.{_pl}.attn_post_gain_range")(
-        lambda lang, pl=_pl: f"{fmt(_summary(pl)['post1_min'], 1)}–{fmt(_summary(pl)['post1_max'], 1)}")
-    value(f"real_models.{_pl}.l0_mid")(lambda lang, pl=_pl: fmt(_rows(pl)[0]["n2_in"], 1))
-    value(f"real_models.{_pl}.l1_in")(lambda lang, pl=_pl: fmt(_rows(pl)[1]["stream"], 1))
-    value(f"real_models.{_pl}.final_post")(
-        lambda lang, pl=_pl: fmt(_run(pl)["final"]["norms"][0]["post_gain"]["l2_excl0"], 0))
-    value(f"real_models.{_pl}.stream_all_at_massive")(
-        lambda lang, pl=_pl: _big(_run(pl)["layers"][_summary(pl)["massive_from"]]["stream_in"]["l2_all"]))
-    value(f"real_models.{_pl}.stream_excl0_at_massive")(
-        lambda lang, pl=_pl: fmt(_run(pl)["layers"][_summary(pl)["massive_from"]]["stream_in"]["l2_excl0"], 0))
+def _post_gain_range(pl: str, sites: tuple[str, ...]) -> str:
+    """L2 range after the gain of the given norms ("post1": attention's, "post2": the MLP's) over every block."""
+    s = _summary(pl)
+    return f"{fmt(min(s[k + '_min'] for k in sites), 1)}–{fmt(max(s[k + '_max'] for k in sites), 1)}"
+
+
+def _at_massive(pl: str, key: str) -> float:
+    """The residual stream entering the first layer where position 0 carries a massive activation."""
+    return _run(pl)["layers"][_summary(pl)["massive_from"]]["stream_in"][key]
+
+
+def _prompt(pl: str) -> dict:
+    p = f"real_models.{pl}"
+    return {
+        # what attention and the MLP read, over every block; what attention alone reads
+        f"{p}.post_gain_range": lambda: _post_gain_range(pl, ("post1", "post2")),
+        f"{p}.attn_post_gain_range": lambda: _post_gain_range(pl, ("post1",)),
+        # layer 0's stream after the attention add (the input of its MLP norm), and layer 1's input
+        f"{p}.l0_mid": lambda: fmt(_rows(pl)[0]["n2_in"], 1),
+        f"{p}.l1_in": lambda: fmt(_rows(pl)[1]["stream"], 1),
+        f"{p}.final_post": lambda: fmt(_run(pl)["final"]["norms"][0]["post_gain"]["l2_excl0"], 0),
+        f"{p}.stream_all_at_massive": lambda: _big(_at_massive(pl, "l2_all")),
+        f"{p}.stream_excl0_at_massive": lambda: fmt(_at_massive(pl, "l2_excl0"), 0),
+    }
+
+
+register({**_prompt("zh"), **_prompt("en")})

@@ -1,4 +1,4 @@
-"""The seed lesson's model (Qwen3.5-0.8B) next to the model this site measures (SmolLM2-135M).
+"""The Chinese lesson's model (Qwen3.5-0.8B) next to the model this site measures (SmolLM2-135M).
 
 The Chinese lesson this site grew from works with Qwen3.5-0.8B. Its hidden size
 and layer count are known only from third-party sites ([U] in REFERENCES.md),
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from . import fmt, value
+from . import Column, Table, fmt, register, register_tables
 
 # [U]: third-party sources only (REFERENCES.md, "The seed's model").
 QWEN35_08B = {"d": 1024, "n_layer": 24}
@@ -23,33 +23,20 @@ def _smol():
     return run("smollm2-135m", "en")["model"]
 
 
-@value("seed_model.qwen_d")
-def _qd(lang):
-    return str(QWEN35_08B["d"])
+register({
+    "seed_model.qwen_sqrt_d": lambda: fmt(math.sqrt(QWEN35_08B["d"]), 0),
+    "seed_model.qwen_n_layer": lambda: str(QWEN35_08B["n_layer"]),
+    # √d of SmolLM2 over √d of Qwen3.5-0.8B: how lengths before the gain compare
+    "seed_model.length_ratio": lambda: fmt(math.sqrt(_smol()["d"] / QWEN35_08B["d"]), 2),
+})
 
 
-@value("seed_model.qwen_sqrt_d")
-def _qsd(lang):
-    return fmt(math.sqrt(QWEN35_08B["d"]), 0)
-
-
-@value("seed_model.qwen_n_layer")
-def _ql(lang):
-    return str(QWEN35_08B["n_layer"])
-
-
-@value("seed_model.length_ratio")
-def _ratio(lang):
-    """√d of SmolLM2 over √d of Qwen3.5-0.8B: how lengths before the gain compare."""
-    return fmt(math.sqrt(_smol()["d"] / QWEN35_08B["d"]), 2)
-
-
-@value("seed_model.table")
-def _table(lang):
+def _comparison(lang: str) -> Table:
+    """The two models side by side, one configuration fact a row (Qwen3.5's hidden size and depth unverified)."""
     m = _smol()
     u = "（未核实）" if lang == "zh" else " (unverified)"
     if lang == "zh":
-        head = "| | Qwen3.5-0.8B（中文课程用的模型） | SmolLM2-135M-Instruct（本站实测） |"
+        head = ("", "Qwen3.5-0.8B（中文课程用的模型）", "SmolLM2-135M-Instruct（本站实测）")
         rows = [
             ("隐藏维度 $d$", f"{QWEN35_08B['d']}{u}", f"{m['d']}（GGUF 元数据）"),
             ("乘增益前的 RMSNorm 输出长度 $\\sqrt{d}$", f"{fmt(math.sqrt(QWEN35_08B['d']), 0)}（由未核实的 $d$ 算出）",
@@ -61,7 +48,7 @@ def _table(lang):
             ("注意力层", "默认每 4 层一层全注意力，其余为 Gated DeltaNet", f"全部是全注意力（{m['n_head']} 个查询头、{m['n_kv_head']} 个键/值头）"),
         ]
     else:
-        head = "| | Qwen3.5-0.8B (the Chinese lesson's model) | SmolLM2-135M-Instruct (measured here) |"
+        head = ("", "Qwen3.5-0.8B (the Chinese lesson's model)", "SmolLM2-135M-Instruct (measured here)")
         rows = [
             ("hidden size $d$", f"{QWEN35_08B['d']}{u}", f"{m['d']} (GGUF metadata)"),
             ("RMSNorm output length before the gain, $\\sqrt{d}$", f"{fmt(math.sqrt(QWEN35_08B['d']), 0)} (from the unverified $d$)",
@@ -73,5 +60,7 @@ def _table(lang):
             ("attention layers", "by default every 4th layer is full attention, the rest Gated DeltaNet",
              f"all full attention ({m['n_head']} query heads, {m['n_kv_head']} key/value heads)"),
         ]
-    lines = [head, "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    return "\n".join(lines)
+    return Table(tuple(Column(label, "left") for label in head), tuple(rows))
+
+
+register_tables({"seed_model.comparison": _comparison})

@@ -59,7 +59,6 @@ def final_loss(key: str, last: int = FINAL_STEPS) -> float:
 register({
     "grad.layers": lambda: str(len(_grad()["layers"])),
     "grad.seeds": lambda: str(len(_grad()["seeds"])),
-    "grad.post_ratio": lambda: fmt(grad_ratio("post"), 2),
     "grad.pre_ratio": lambda: fmt(grad_ratio("pre"), 2),
     # Last layer over layer 1 for Post-LN: how much larger the gradient is near the output.
     "grad.post_growth": lambda: fmt(1 / grad_ratio("post"), 2),
