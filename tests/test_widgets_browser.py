@@ -9,7 +9,7 @@ also checked after Material's instant navigation, in light and dark mode (text
 must stand out from its background), and without JavaScript (the static
 content shows, the widget's empty box does not).
 
-The fixtures (served site, one browser, one tab) are test_browser.py's; this
+The fixtures (served site, one browser, one tab) are conftest.py's; this
 module gets its own browser and tab (module scope), the site is shared.
 """
 
@@ -20,10 +20,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from conftest import LANGS
-from test_browser import Tab, _scheme_is, _set_scheme, browser, clean_tab, served, tab  # noqa: F401 (fixtures)
-
-pytestmark = pytest.mark.browser
+from support import LANGS, Tab, axe_violations
 
 PAGES = {"softmax-saturation": "formulas/", "layer-explorer": "real-models/", "quiz": "interview/",
          "glossary-filter": "glossary/"}
@@ -445,12 +442,12 @@ _CONTRAST = """(sel) => {
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_widgets_text_stands_out(clean_tab, served, lang, scheme):
     """Light and dark: every piece of text a widget draws (HTML and SVG) contrasts with what is behind it."""
-    _set_scheme(clean_tab, scheme)
+    clean_tab.set_scheme(scheme)
     try:
         page = clean_tab.page
         for name in PAGES:
             _open(clean_tab, served, lang, name)
-            _scheme_is(clean_tab, scheme)
+            clean_tab.scheme_is(scheme)
             if name == "quiz":  # show a verdict too
                 page.locator(f"{_sel(name)} input[type=radio]").first.check()
             got = page.evaluate(_CONTRAST, _sel(name))
@@ -458,12 +455,12 @@ def test_widgets_text_stands_out(clean_tab, served, lang, scheme):
             ratio, where = got["worst"][0]
             assert ratio >= 4.5, f"{lang} {scheme} {name}: contrast {ratio:.2f} at {where}"
     finally:
-        _set_scheme(clean_tab, "default")
+        clean_tab.set_scheme("default")
     assert not clean_tab.errors, clean_tab.errors
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_widgets_without_javascript(browser, served, lang):  # noqa: F811
+def test_widgets_without_javascript(browser, served, lang):
     """Without JavaScript: no empty widget boxes, and the static content each one enhances is there."""
     ctx = browser.new_context(java_script_enabled=False, color_scheme="light")
     ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(served.base) else r.abort())
@@ -493,28 +490,22 @@ def test_widgets_without_javascript(browser, served, lang):  # noqa: F811
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_widgets_accessibility(clean_tab, served, lang, scheme):
     """axe-core on each mounted widget, after it has been used (verdict shown, filter applied)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    from test_browser import SERIOUS
-
-    axe = Axe()
     found = {}
-    _set_scheme(clean_tab, scheme)
+    clean_tab.set_scheme(scheme)
     try:
         page = clean_tab.page
         for name in PAGES:
             _open(clean_tab, served, lang, name)
-            _scheme_is(clean_tab, scheme)
+            clean_tab.scheme_is(scheme)
             if name == "quiz":
                 page.locator(f"{_sel(name)} input[type=radio]").first.check()
             elif name == "glossary-filter":
                 _filter(page, "norm")
-            res = axe.run(page, context=_sel(name), options={"resultTypes": ["violations"]})
-            bad = [f"{v['id']} ({v['impact']}): {v['help']}" for v in res.response["violations"] if v["impact"] in SERIOUS]
+            bad = axe_violations(page, context=_sel(name))
             if bad:
                 found[name] = bad
     finally:
-        _set_scheme(clean_tab, "default")
+        clean_tab.set_scheme("default")
     assert not found, found
     assert not clean_tab.errors, clean_tab.errors
 
