@@ -12,9 +12,12 @@ decorators:
   build    the built site: `site`, `site_build`, `served` or `site_builder`
   browser  Chromium: `browser` (and `tab`, `clean_tab`)
   models   real model weights: `real_models`
-A hand-written build/browser/models marker on a test that does not use such a
-fixture is a collection error, so the fast tier (`make test-fast`, which deselects
-all three) always holds every test that needs none of them.
+A hand-written `build` marker on a test that uses none of those fixtures is a
+collection error (a test of the site layer on a string needs no build), so the
+fast tier (`make test-fast`, which deselects all three) holds every test that
+needs no build. `browser` and `models` may also be written by hand, for a test
+that pays that cost another way (Chromium or a model run in a subprocess);
+prefer the fixture where there is one.
 
 Helpers live in support.py; test files import from there, never from each other.
 """
@@ -36,6 +39,8 @@ TIERS = {
     "browser": {"browser"},
     "models": {"real_models"},
 }
+# Markers only the fixtures may give (the others may be written by hand too; see above).
+STRICT = {"build"}
 
 
 # ---------------------------------------------------------------- the session's cache
@@ -80,13 +85,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         earned = tiers_of(getattr(item, "fixturenames", ()))
         written = {m.name for m in item.iter_markers() if m.name in TIERS}
-        for marker in sorted(written - earned):
+        for marker in sorted((written - earned) & STRICT):
             wrong.append(f"{item.nodeid}: marked {marker!r} but uses none of {sorted(TIERS[marker])}")
         for marker in sorted(earned - written):
             item.add_marker(marker)
     if wrong:
         raise pytest.UsageError(
-            "markers build/browser/models follow the fixtures a test uses (tests/conftest.py); "
+            "the build marker follows the fixtures a test uses (tests/conftest.py); "
             "drop the marker or use the fixture:\n  " + "\n  ".join(wrong))
 
 

@@ -294,3 +294,42 @@ def axe_violations(page, context: str | None = None) -> list[str]:
     res = Axe().run(page, options={"resultTypes": ["violations"]}, **kw)
     return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5])
             for v in res.response["violations"] if v["impact"] in SERIOUS]
+
+
+_CONTRAST = """(sel) => {
+    const lum = (c) => {
+        const m = c.match(/[\\d.]+/g).map(Number);
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return [0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]), m.length > 3 ? m[3] : 1];
+    };
+    const bg = (e) => {
+        for (; e; e = e.parentElement) {
+            const c = getComputedStyle(e).backgroundColor;
+            if (c && lum(c)[1] > 0.5) return c;
+        }
+        return getComputedStyle(document.body).backgroundColor;
+    };
+    const w = document.querySelector(sel);
+    const worst = [];
+    const texts = [...w.querySelectorAll('*')].filter(e =>
+        ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches('input[type=search], select'))
+        && e.getClientRects().length);
+    for (const e of texts) {
+        const st = getComputedStyle(e);
+        const fg = e instanceof SVGElement ? st.fill : st.color;
+        const a = lum(fg)[0], b = lum(bg(e))[0];
+        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        worst.push([ratio, e.tagName + '.' + (e.getAttribute('class') || '') + ': ' + e.textContent.slice(0, 30)]);
+    }
+    worst.sort((x, y) => x[0] - y[0]);
+    return {n: texts.length, worst: worst.slice(0, 3)};
+}"""
+
+
+def contrast(page, selector: str) -> dict:
+    """Text contrast inside `selector`, light or dark: {"n": texts measured, "worst": [(ratio, where), …]}
+    for every element with its own text (HTML and SVG; inputs and selects too), against the first
+    opaque background behind it (WCAG's relative luminance)."""
+    got = page.evaluate(_CONTRAST, selector)
+    got["worst"] = [tuple(w) for w in got["worst"]]
+    return got

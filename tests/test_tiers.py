@@ -127,14 +127,23 @@ def test_markers_follow_the_fixtures(tmp_path):
                    "test_plain_parametrized[1]": "-", "test_plain_parametrized[2]": "-"}, proc.stdout
 
 
-def test_a_hand_written_marker_that_the_fixtures_do_not_earn_is_refused(tmp_path):
+def test_a_hand_written_build_marker_that_the_fixtures_do_not_earn_is_refused(tmp_path):
     body = "import pytest\n\n\n@pytest.mark.build\ndef test_hook_unit():\n    pass\n\n\n" \
-           "@pytest.mark.browser\ndef test_site_only(site):\n    pass\n"
+           "@pytest.mark.build\ndef test_reads_the_site(site):\n    pass\n"
     proc = _mini_session(tmp_path, body)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "test_hook_unit: marked 'build' but uses none of" in out
-    assert "test_site_only: marked 'browser' but uses none of" in out
+    assert "test_reads_the_site: marked" not in out  # a marker the fixtures earn may also be written
+
+
+def test_browser_and_models_may_be_written_for_a_cost_paid_in_a_subprocess(tmp_path):
+    body = "import pytest\n\n\n@pytest.mark.browser\ndef test_prints_with_chromium(site):\n    pass\n\n\n" \
+           "@pytest.mark.models\ndef test_runs_the_cli():\n    pass\n"
+    proc = _mini_session(tmp_path, body)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = dict(line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("MARKS "))
+    assert got == {"test_prints_with_chromium": "browser,build", "test_runs_the_cli": "models"}
 
 
 def test_this_session_computes_into_its_own_cache():

@@ -26,7 +26,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from support import LANGS, Tab, axe_violations
+from support import LANGS, Tab, axe_violations, contrast
 
 PAGES = {"softmax-saturation": "formulas/", "layer-explorer": "real-models/", "quiz": "interview/",
          "glossary-filter": "glossary/"}
@@ -671,36 +671,6 @@ def test_widgets_after_instant_navigation(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
-_CONTRAST = """(sel) => {
-    const lum = (c) => {
-        const m = c.match(/[\\d.]+/g).map(Number);
-        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-        return [0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]), m.length > 3 ? m[3] : 1];
-    };
-    const bg = (e) => {
-        for (; e; e = e.parentElement) {
-            const c = getComputedStyle(e).backgroundColor;
-            if (c && lum(c)[1] > 0.5) return c;
-        }
-        return getComputedStyle(document.body).backgroundColor;
-    };
-    const w = document.querySelector(sel);
-    const worst = [];
-    const texts = [...w.querySelectorAll('*')].filter(e =>
-        ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches('input[type=search], select'))
-        && e.getClientRects().length);
-    for (const e of texts) {
-        const st = getComputedStyle(e);
-        const fg = e instanceof SVGElement ? st.fill : st.color;
-        const a = lum(fg)[0], b = lum(bg(e))[0];
-        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-        worst.push([ratio, e.tagName + '.' + (e.getAttribute('class') || '') + ': ' + e.textContent.slice(0, 30)]);
-    }
-    worst.sort((x, y) => x[0] - y[0]);
-    return {n: texts.length, worst: worst.slice(0, 3)};
-}"""
-
-
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_widgets_text_stands_out(clean_tab, served, lang, scheme):
@@ -712,7 +682,7 @@ def test_widgets_text_stands_out(clean_tab, served, lang, scheme):
             _open(clean_tab, served, lang, name)
             clean_tab.scheme_is(scheme)
             _use(page, name)  # verdicts and explanations show too
-            got = page.evaluate(_CONTRAST, _sel(name))
+            got = contrast(page, _sel(name))
             assert got["n"] >= 3, (name, got)
             ratio, where = got["worst"][0]
             assert ratio >= 4.5, f"{lang} {scheme} {name}: contrast {ratio:.2f} at {where}"
