@@ -80,6 +80,7 @@ def tiers_of(fixturenames) -> set[str]:
     return {marker for marker, fixtures in TIERS.items() if names & fixtures}
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these markers
 def pytest_collection_modifyitems(config, items):
     wrong = []
     for item in items:
