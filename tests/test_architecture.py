@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 
 HOOK_CODE_LINES_MAX = 80  # "a few dozen typed lines": code, not counting docstrings, comments and blank lines
 
