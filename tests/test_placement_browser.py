@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import LANGS
-from test_browser import Tab, _scheme_is, _set_scheme, browser, clean_tab, served, tab  # noqa: F401 (fixtures)
-from test_widgets_browser import _CONTRAST
-
-pytestmark = pytest.mark.browser
+from support import LANGS, Tab, axe_violations, contrast
 
 NAME = "placement-compare"
 SEL = f'[data-nr-widget="{NAME}"]'
@@ -162,23 +158,18 @@ def test_placement_widget_after_instant_navigation(clean_tab, served, lang):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_placement_widget_contrast_and_axe(clean_tab, served, lang, scheme):
-    from axe_playwright_python.sync_playwright import Axe
-
-    from test_browser import SERIOUS
-
-    _set_scheme(clean_tab, scheme)
+    clean_tab.set_scheme(scheme)
     try:
         page = _open(clean_tab, served, lang)
-        _scheme_is(clean_tab, scheme)
-        got = page.evaluate(_CONTRAST, SEL)
+        clean_tab.scheme_is(scheme)
+        got = contrast(page, SEL)
         assert got["n"] >= 10, got
         ratio, where = got["worst"][0]
         assert ratio >= 4.5, f"{lang} {scheme}: contrast {ratio:.2f} at {where}"
-        res = Axe().run(page, context=SEL, options={"resultTypes": ["violations"]})
-        bad = [f"{v['id']} ({v['impact']}): {v['help']}" for v in res.response["violations"] if v["impact"] in SERIOUS]
+        bad = axe_violations(page, SEL)
         assert not bad, bad
     finally:
-        _set_scheme(clean_tab, "default")
+        clean_tab.set_scheme("default")
     assert not clean_tab.errors, clean_tab.errors
 
 

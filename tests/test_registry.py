@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 from normref import data, figures, values
 from normsite import directives, ledger
 

@@ -190,7 +190,7 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
     """The built prose also holds the values dropped into sentences and the figure captions."""
     from bs4 import BeautifulSoup
 
-    from conftest import pages as built_pages
+    from support import pages as built_pages
 
     problems = []
     for html_page in built_pages(site, lang):
