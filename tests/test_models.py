@@ -275,7 +275,7 @@ def test_real_models_page_in_both_languages(site):
         page = (lang_root(site, lang) / "real-models" / "index.html").read_text(encoding="utf-8")
         for name in ("models_forward_strip", "models_l2_layers", "models_gains", "models_massive"):
             assert f"{name}-light.svg" in page and f"{name}-dark.svg" in page, (lang, name)
-        for name in ("models.smol.en.growth", "models.smol.pos0_dim", "models.mini.zh.n_unk", "models.smol.sqrt_d"):
+        for name in ("models.smol.en.growth", f"position0.{lang}.dim", "models.mini.zh.n_unk", "models.smol.sqrt_d"):
             assert values.get(name, lang) in page, (lang, name)
         # The detail table is generated: its first data row is in the page.
         cells = values.table("models.smol.layers", lang).rows[0]
