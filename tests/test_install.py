@@ -87,3 +87,11 @@ def test_snippet_block_is_a_titled_shell_block_in_the_pages_language():
 def test_fill_wheel_url_replaces_the_token():
     assert install.fill_wheel_url(f'%pip install "normref @ {install.WHEEL_TOKEN}"', URL) == \
         f'%pip install "normref @ {URL}"'
+
+
+def test_readme_install_lines_name_the_current_wheel_and_model_pins():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    url = "https://OWNER.github.io/REPO/wheels/" + wheel.wheel_name()
+    for needs in (install.Needs(("torch",), False), install.Needs(("models",), True)):
+        for line in install.pip_lines(needs, url):
+            assert line in readme, line
