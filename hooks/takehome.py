@@ -83,7 +83,20 @@ def on_pre_page(page, config, files):
 
 @_fail_build
 def on_page_content(html, page, config, files):
-    return _state["th"].page_html(html, page.file.src_uri)
+    html, ids = _state["th"].notebook_headings(_state["th"].page_html(html, page.file.src_uri), page.file.src_uri)
+    if ids is not None:  # the table of contents gets the ids the page's headings now have
+        links = [link for top in page.toc for link in _flat(top)]
+        if len(links) != len(ids):
+            raise PluginError(f"{page.file.src_uri}: {len(ids)} headings on the page, {len(links)} in its contents")
+        for link, new in zip(links, ids):
+            link.id = new
+    return html
+
+
+def _flat(link):
+    yield link
+    for child in link.children:
+        yield from _flat(child)
 
 
 def on_page_context(context, page, config, nav):

@@ -8,6 +8,7 @@ but nothing here needs MkDocs):
     ipynb          -> a notebook's .ipynb download, installing from this site's wheel
     page_markdown  -> [[install: …]] expanded; an install block put next to every snippet
     page_html      -> a notebook page with the site's wheel address in its install cell
+    notebook_headings -> a notebook page's heading ids, the same on the page and in its table of contents
     notebook_links -> a notebook page's "Open in Colab" and repository links (or none)
     post_build     -> the .py downloads filled in; the wheel present; no token left anywhere
 
@@ -18,10 +19,13 @@ notebook's timing).
 
 from __future__ import annotations
 
+import html
 import os
 import posixpath
 import re
 from pathlib import Path
+
+from markdown.extensions.toc import slugify_unicode  # Python-Markdown (not MkDocs): the slugs the pages use
 
 from . import LANGS, SiteError, colab, install
 from . import wheel as wheel_mod
@@ -93,8 +97,33 @@ class TakeHome:
 
         return SNIPPET_DIRECTIVE.sub(block, markdown)
 
-    def page_html(self, html: str, src_uri: str) -> str:
-        return install.fill_wheel_url(html, self._url()) if _is_notebook(src_uri) else html
+    def page_html(self, html_text: str, src_uri: str) -> str:
+        return install.fill_wheel_url(html_text, self._url()) if _is_notebook(src_uri) else html_text
+
+    def notebook_headings(self, html_text: str, src_uri: str) -> tuple[str, list[str] | None]:
+        """A notebook page's headings with ids that work, and those ids in page order (None for other pages).
+
+        nbconvert and the table of contents slugify headings separately, and both
+        drop Chinese characters: a heading such as "手算例子" gets id "" on the
+        page and "#_1" in the table of contents, a link to nowhere. Each heading
+        gets a Unicode slug of its text here; the hook gives the table of contents
+        the same ids, in order."""
+        if not _is_notebook(src_uri):
+            return html_text, None
+        used: set[str] = set()
+        ids: list[str] = []
+
+        def one(m):
+            text = html.unescape(re.sub(r"<[^>]+>", "", m.group(3)))
+            base = slugify_unicode(text, "-") or "section"
+            new, k = base, 1
+            while new in used:
+                new, k = f"{base}-{k}", k + 1
+            used.add(new)
+            ids.append(new)
+            return f'<h{m.group(1)} id="{new}">{m.group(3)}<a class="anchor-link" href="#{new}">¶</a></h{m.group(1)}>'
+
+        return _NB_HEADING.sub(one, html_text), ids
 
     def notebook_links(self, src_uri: str) -> dict | None:
         """For a notebook page (None for other pages): the line that gives a bare environment a
@@ -126,6 +155,9 @@ class TakeHome:
                 and install.WHEEL_TOKEN.encode() in p.read_bytes()]
         if left:
             raise SiteError(f"the wheel's address was not filled in: {install.WHEEL_TOKEN} is left in {', '.join(left[:5])}")
+
+
+_NB_HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)<a class="anchor-link" href="#\2">¶</a></h\1>', re.S)
 
 
 def _is_notebook(src_uri: str) -> bool:

@@ -13,7 +13,7 @@
 #
 # The formulas page states each identity and each bound with a number next to it; this notebook computes
 # them with the same normref functions, so you can change the input and watch the number move:
-# LayerNorm as RMSNorm of the centred vector, why the length is $\sqrt{d}$, the LayerNorm Jacobian, and
+# LayerNorm as RMSNorm of the centred vector, why the length is √d, the LayerNorm Jacobian, and
 # softmax saturation. All inputs are synthetic and seeded.
 #
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` from this
@@ -43,10 +43,10 @@ print("RMSNorm(x - mean(x)) =", np.round(s["rms_norm_of_centred"], 4))
 print("RMSNorm(x)           =", np.round(s["rms_norm"], 4), " (no centring)")
 
 # %% [markdown]
-# ## Why the length is about $\sqrt{d}$, and what a gain does
+# ## Why the length is about √d, and what a gain does
 #
-# After dividing by the RMS the squares average 1, so they sum to $d$. A gain $g$ then multiplies the length
-# by about $\mathrm{RMS}(g)$. The gain here is a synthetic stand-in, $1 + 0.3\,z$.
+# After dividing by the RMS the squares average 1, so they sum to *d*. A gain *g* then multiplies the length
+# by about RMS(*g*). The gain here is a synthetic stand-in, 1 + 0.3·*z*.
 
 # %%
 from normref.experiments.formulas import sqrt_d_demo
@@ -59,8 +59,8 @@ for d in (16, 256, 1024, 4096):  # try other sizes, or gain_spread=1.0
 # %% [markdown]
 # ## The LayerNorm Jacobian shrinks as the input grows
 #
-# Xiong et al. (2020), Lemma 3: $\lVert J_{\mathrm{LN}}(x)\rVert_2 = \sqrt{d}/\lVert x-\mu\rVert_2$ for LayerNorm
-# without a gain. `ln_jacobian_sweep` computes the Jacobian in closed form for one vector stretched by $c$.
+# Xiong et al. (2020), Lemma 3: ‖J_LN(x)‖₂ = √d / ‖x − μ‖₂ for LayerNorm
+# without a gain. `ln_jacobian_sweep` computes the Jacobian in closed form for one vector stretched by *c*.
 
 # %%
 from normref.experiments.formulas import ln_jacobian_sweep
@@ -73,8 +73,8 @@ for c, length, spectral, bound in r["rows"]:
 # %% [markdown]
 # ## Softmax saturation
 #
-# Six fixed scores, their overall size multiplied by $c$ (a hidden vector $c$ times longer makes every
-# dot-product score $c$ times larger). As $c$ grows the distribution collapses onto the largest score and
+# Six fixed scores, their overall size multiplied by *c* (a hidden vector *c* times longer makes every
+# dot-product score *c* times larger). As *c* grows the distribution collapses onto the largest score and
 # the softmax Jacobian, through which every gradient passes, goes to zero. `saturation` is what the page's
 # figure draws.
 

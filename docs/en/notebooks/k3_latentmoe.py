@@ -11,8 +11,8 @@
 # %% [markdown]
 # # Notebook: the normalized LatentMoE of K3 §2.3.1
 #
-# Kimi K3 puts an RMSNorm between the aggregated routed output $u$ and the up-projection $W_\uparrow$
-# (Eq. 11). The K3 page measures how much $\lVert u\rVert$ varies from token to token, and what the norm
+# Kimi K3 puts an RMSNorm between the aggregated routed output *u* and the up-projection W↑
+# (Eq. 11). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
 # does to it, on `normref.moe.LatentMoE` in a scaled-down K3 shape; then it trains a toy model with and
 # without the norm. This notebook reruns both with the same functions and settings. Everything is
 # synthetic and seeded; the toy training takes about 15 s on two cores the first time, then it is cached.
@@ -56,8 +56,8 @@ for name, v in (("||u||", aux.u), ("||RMSNorm(u)||", aux.u_in), ("||W_up u|| (no
 #
 # `u_spread` changes one factor at a time around the base point (top-k, routing temperature, expert count,
 # the spread of expert sizes) and measures the coefficient of variation (CV, std / mean) of each length.
-# Unlike the block above, its experts get a synthetic spread of output sizes ($\sigma = 0.5$, standing in
-# for trained experts of unequal size), so $\lVert u\rVert$ varies more at the base point.
+# Unlike the block above, its experts get a synthetic spread of output sizes (σ = 0.5, standing in
+# for trained experts of unequal size), so ‖u‖ varies more at the base point.
 
 # %%
 import matplotlib.pyplot as plt

@@ -32,7 +32,7 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "t
 # ## Passes over memory
 #
 # `pass_counts` runs each eager implementation once under a dispatch mode that sees every aten op and counts
-# the full reads and writes of $x$-sized tensors. A fused kernel makes two, like a copy.
+# the full reads and writes of *x*-sized tensors. A fused kernel makes two, like a copy.
 
 # %%
 from normref import bench

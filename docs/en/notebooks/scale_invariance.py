@@ -31,7 +31,7 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib")):
 # ## The worked example
 #
 # Square, average, take the square root, divide. `normref.rms_norm` does the same, with an
-# $\varepsilon$ inside the square root and a gain $g = 1$ until a model learns one.
+# ε inside the square root and a gain *g* = 1 until a model learns one.
 
 # %%
 import numpy as np
@@ -71,7 +71,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# The input length spans two orders of magnitude; the output length stays at $\sqrt{d}$.
+# The input length spans two orders of magnitude; the output length stays at √d.
 #
 # **Try it:** with `d=1024` the flat line moves to 32. Then add a gain: `normref.rms_norm(x, gain=g)`
 # with `g = np.full(256, 0.5)` halves the output length. Check it below.

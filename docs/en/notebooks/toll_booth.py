@@ -54,8 +54,8 @@ plt.show()
 # %% [markdown]
 # ## Evidence 2: the residual stream at initialisation
 #
-# Lemma 2: Post-LN's sum before its last norm has $\mathbb{E}\lVert x\rVert^2 = 3d/2$; Pre-LN's stream lies
-# between $(1 + l/2)\,d$ and $(1 + 3l/2)\,d$.
+# Lemma 2: Post-LN's sum before its last norm has E‖x‖² = 3d/2; Pre-LN's stream lies
+# between (1 + l/2)·d and (1 + 3l/2)·d.
 
 # %%
 r = tb.stream_norms()

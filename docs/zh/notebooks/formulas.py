@@ -12,7 +12,7 @@
 # # 笔记本：把公式算出来
 #
 # 公式页的每个恒等式、每个界旁边都标着一个数；这个笔记本用同样的 normref 函数把它们算出来，你可以换一个输入，
-# 看那个数怎么变：LayerNorm 等于对中心化向量做 RMSNorm、长度为什么是 $\sqrt{d}$、LayerNorm 的雅可比矩阵，以及
+# 看那个数怎么变：LayerNorm 等于对中心化向量做 RMSNorm、长度为什么是 √d、LayerNorm 的雅可比矩阵，以及
 # softmax 饱和。所有输入都是合成的、固定种子。
 #
 # **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少 `normref` 时从本站安装它。
@@ -40,10 +40,10 @@ print("RMSNorm(x - mean(x)) =", np.round(s["rms_norm_of_centred"], 4))
 print("RMSNorm(x)           =", np.round(s["rms_norm"], 4), "（不减均值）")
 
 # %% [markdown]
-# ## 长度为什么约等于 $\sqrt{d}$，增益又做了什么
+# ## 长度为什么约等于 √d，增益又做了什么
 #
-# 除以 RMS 之后，各分量平方的平均是 1，所以平方和是 $d$。增益 $g$ 再把长度乘上大约 $\mathrm{RMS}(g)$。
-# 这里的增益是合成的替身：$1 + 0.3\,z$。
+# 除以 RMS 之后，各分量平方的平均是 1，所以平方和是 *d*。增益 *g* 再把长度乘上大约 RMS(*g*)。
+# 这里的增益是合成的替身：1 + 0.3·*z*。
 
 # %%
 from normref.experiments.formulas import sqrt_d_demo
@@ -56,8 +56,8 @@ for d in (16, 256, 1024, 4096):  # 换别的维度，或者传 gain_spread=1.0
 # %% [markdown]
 # ## 输入越长，LayerNorm 的雅可比越小
 #
-# Xiong 等（2020）的 Lemma 3：不带增益的 LayerNorm 满足 $\lVert J_{\mathrm{LN}}(x)\rVert_2 = \sqrt{d}/\lVert x-\mu\rVert_2$。
-# `ln_jacobian_sweep` 对同一个向量拉伸 $c$ 倍，用闭式解算出雅可比。
+# Xiong 等（2020）的 Lemma 3：不带增益的 LayerNorm 满足 ‖J_LN(x)‖₂ = √d / ‖x − μ‖₂。
+# `ln_jacobian_sweep` 对同一个向量拉伸 *c* 倍，用闭式解算出雅可比。
 
 # %%
 from normref.experiments.formulas import ln_jacobian_sweep
@@ -70,9 +70,9 @@ for c, length, spectral, bound in r["rows"]:
 # %% [markdown]
 # ## softmax 饱和
 #
-# 六个固定的分数，整体乘上 $c$（隐藏向量长了 $c$ 倍，它算出的每个点积分数也大 $c$ 倍）。$c$ 越大，分布越集中到
+# 六个固定的分数，整体乘上 *c*（隐藏向量长了 *c* 倍，它算出的每个点积分数也大 *c* 倍）。*c* 越大，分布越集中到
 # 最大的那个分数上，而每个梯度都要经过的 softmax 雅可比趋于零。`saturation` 就是公式页那张图画的数据。
-# 下图横轴是 $c$：实线是最大概率，虚线是雅可比的谱范数。
+# 下图横轴是 *c*：实线是最大概率，虚线是雅可比的谱范数。
 
 # %%
 import matplotlib.pyplot as plt

@@ -27,7 +27,7 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "t
 # %% [markdown]
 # ## 内存遍数
 #
-# `pass_counts` 让每个 eager 实现在一个能看到所有 aten 算子的 dispatch 模式下跑一次，数它对 $x$ 大小的张量整读、
+# `pass_counts` 让每个 eager 实现在一个能看到所有 aten 算子的 dispatch 模式下跑一次，数它对 *x* 大小的张量整读、
 # 整写了几次。融合内核只有两遍，和拷贝一样。
 
 # %%
@@ -40,7 +40,7 @@ for (family, norm), c in bench.pass_counts(d=256).items():
 # ## 提交在仓库里的那次测量：roofline
 #
 # `normref/results/bench-cpu.json` 是一次完整的 `python -m normref bench`，页面上的图都由它画出。下图横轴是隐藏
-# 宽度 $d$，纵轴是达到了拷贝带宽的几成；实线是 RMSNorm，虚线是 LayerNorm。
+# 宽度 *d*，纵轴是达到了拷贝带宽的几成；实线是 RMSNorm，虚线是 LayerNorm。
 
 # %%
 import matplotlib.pyplot as plt

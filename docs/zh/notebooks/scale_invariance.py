@@ -28,8 +28,8 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib")):
 # %% [markdown]
 # ## 手算例子
 #
-# 平方、求平均、开方、相除。`normref.rms_norm` 做的是同一件事，只是在根号里多了一个 $\varepsilon$，
-# 增益 $g$ 在模型学到它之前等于 1。
+# 平方、求平均、开方、相除。`normref.rms_norm` 做的是同一件事，只是在根号里多了一个 ε，
+# 增益 *g* 在模型学到它之前等于 1。
 
 # %%
 import numpy as np
@@ -68,7 +68,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# 横轴是拉伸倍数 $c$，纵轴是长度。输入长度跨了两个数量级，输出长度却一直停在 $\sqrt{d}$（虚线）。
+# 横轴是拉伸倍数 *c*，纵轴是长度。输入长度跨了两个数量级，输出长度却一直停在 √d（虚线）。
 #
 # **动手试试：** 取 `d=1024`，水平线会移到 32。再加上增益：`normref.rms_norm(x, gain=g)`，
 # 取 `g = np.full(256, 0.5)`，输出长度会减半。在下面验证。

@@ -28,7 +28,7 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "t
 # %% [markdown]
 # ## 证据一：初始化时每层的梯度
 #
-# 横轴是层号 $l$（1 最靠近输入），纵轴是该层 FFN 权重的梯度范数，取各随机种子的平均。
+# 横轴是层号 *l*（1 最靠近输入），纵轴是该层 FFN 权重的梯度范数，取各随机种子的平均。
 
 # %%
 import matplotlib.pyplot as plt
@@ -52,8 +52,8 @@ plt.show()
 # %% [markdown]
 # ## 证据二：初始化时的残差流
 #
-# Lemma 2：Post-LN 在最后一次归一化之前的和满足 $\mathbb{E}\lVert x\rVert^2 = 3d/2$；Pre-LN 的残差流落在
-# $(1 + l/2)\,d$ 与 $(1 + 3l/2)\,d$ 之间。下图纵轴是 $\mathbb{E}\lVert x_l\rVert^2 / d$，阴影是 Pre-LN 的上下界。
+# Lemma 2：Post-LN 在最后一次归一化之前的和满足 E‖x‖² = 3d/2；Pre-LN 的残差流落在
+# (1 + l/2)·d 与 (1 + 3l/2)·d 之间。下图纵轴是 E‖x_l‖² / d，阴影是 Pre-LN 的上下界。
 
 # %%
 r = tb.stream_norms()
