@@ -32,14 +32,15 @@ from urllib.parse import urlsplit
 
 from . import LANGS, SiteError
 from . import install
+from .notebooks import ipynb_text
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = "notebooks"  # notebooks/<lang>/NAME.ipynb at the repository root
 COLAB = "https://colab.research.google.com/github"
-META_KEY = "normref"
+META_KEY = "normref"  # the metadata key under which ipynb_text records the wheel's address
 
 __all__ = ["Repo", "repo_from", "sources", "committed_path", "export", "write_committed", "stale",
-           "check_for_site", "describe_failure", "default_site_url"]
+           "check_for_site", "describe_failure", "checked_render", "default_site_url"]
 
 
 # ------------------------------------------------------------------ the repository
@@ -103,25 +104,8 @@ def committed_path(lang: str, source: Path) -> str:
 
 
 def export(source: str | Path, wheel_url: str) -> str:
-    """The jupytext notebook ``source`` as .ipynb text: unexecuted, byte-stable, installing from ``wheel_url``.
-
-    This one function makes both the .ipynb the site offers for download and
-    the committed copy that Colab opens, so the two agree whenever they name
-    the same site. nbformat gives new cells random ids: they are numbered
-    instead. The jupytext header is dropped; the wheel's address is recorded
-    in the metadata (``normref.wheel_url``), for :func:`stale`."""
-    import jupytext
-
-    source = Path(source)
-    text = install.fill_wheel_url(source.read_text(encoding="utf-8"), wheel_url)
-    nb = jupytext.reads(text, fmt="py:percent")
-    nb.metadata.pop("jupytext", None)
-    nb.metadata[META_KEY] = {"wheel_url": wheel_url}
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i}"
-        if cell.cell_type == "code":
-            cell["outputs"], cell["execution_count"] = [], None
-    return jupytext.writes(nb, fmt="ipynb")
+    """The committed copy of a notebook: the site's own download (normsite.notebooks.ipynb_text) for ``wheel_url``."""
+    return ipynb_text(source, wheel_url)
 
 
 def default_site_url(root: Path = ROOT) -> str:
@@ -251,6 +235,22 @@ def describe_failure(src_uri: str, source: str | Path, message: str) -> str:
                     where += f" (line {line} of {path.name})"
                 break
     return f"notebook {src_uri}{where} failed while the site was built: {last}"
+
+
+def checked_render(render, src_uri: str, source: str | Path):
+    """``render`` (mkdocs-jupyter's executing renderer of a notebook page), raising SiteError with
+    :func:`describe_failure`'s line when a cell fails (nbclient's CellExecutionError), instead of a
+    bare traceback. Other errors pass through."""
+
+    def checked(*args, **kwargs):
+        try:
+            return render(*args, **kwargs)
+        except Exception as e:
+            if type(e).__name__ != "CellExecutionError":
+                raise
+            raise SiteError(describe_failure(src_uri, source, str(e))) from e
+
+    return checked
 
 
 # ------------------------------------------------------------------ command line

@@ -1,7 +1,7 @@
 """One language's build, for what a reader takes home: the wheel, the install lines, the notebooks, the links.
 
-``TakeHome`` has one method per step of the build (the MkDocs hooks call them,
-but nothing here needs MkDocs):
+``TakeHome`` has one method per step of the build; normsite.build.Site calls
+them from its own steps (nothing here needs MkDocs):
 
     configure      -> this build's wheel address, repository links (edit URI, repo name)
     files          -> the wheel (Chinese build; the English pages link to the same file)
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify_unicode  # Python-Markdown (not MkDocs): the slugs the pages use
 
-from . import LANGS, SiteError, colab, install
+from . import LANGS, SiteError, colab, install, snippets
 from . import wheel as wheel_mod
 
 __all__ = ["TakeHome", "SNIPPET_DIRECTIVE", "SITE_BUILD_ENV"]
@@ -46,17 +46,18 @@ class TakeHome:
         self.url: str | None = None
         self.repo: colab.Repo | None = None
         self.built: wheel_mod.Wheel | None = None
+        self.heading_ids: dict[str, list[str]] = {}  # notebook page -> its heading ids, in order
 
     # ------------------------------------------------------------ config
 
     def configure(self, zh_root: str | None, repo_url: str | None, branch: str | None) -> dict:
-        """Settings for the MkDocs config: {"edit_uri": …, "repo_name": …} with a repository, else {}."""
+        """Settings for the MkDocs config: {"edit_uri": …, "repo_name": …}, both None without a
+        repository (MkDocs would otherwise guess an edit URI)."""
         os.environ[SITE_BUILD_ENV] = "1"
         self.url = install.wheel_url(zh_root, self.wheel_name)
-        self.zh_root = zh_root
         self.repo = colab.repo_from(repo_url, branch)
         if self.repo is None:
-            return {}
+            return {"edit_uri": None, "repo_name": None}
         if self.repo.colab("x") is not None and colab.sources(self.root)[self.lang]:
             colab.check_for_site(zh_root, self.root)
         return {"edit_uri": self.repo.edit_uri(self.lang), "repo_name": self.repo.name}
@@ -70,9 +71,9 @@ class TakeHome:
         self.built = wheel_mod.build(self.root)
         return [(wheel_mod.site_path(self.built.name), self.built.data)]
 
-    def ipynb(self, notebook_src_uri: str) -> str:
-        """The download for notebooks/NAME.py: the same text as the committed copy for this site."""
-        return colab.export(self.docs_dir / notebook_src_uri, self._url())
+    def ipynb(self, notebook_path: str | Path) -> str:
+        """The download for a notebook source: the same text as the committed copy for this site."""
+        return colab.export(notebook_path, self._url())
 
     # ------------------------------------------------------------ pages
 
@@ -85,7 +86,7 @@ class TakeHome:
         markdown = install.expand(markdown, self.lang, self._url(), src_uri)
 
         def block(m):
-            path = self.root / "snippets" / m.group("name")
+            path = snippets.SNIPPETS / m.group("name")
             if not path.is_file():
                 return m.group(0)  # the snippet directive itself reports a missing file, naming the page
             try:
@@ -123,7 +124,9 @@ class TakeHome:
             ids.append(new)
             return f'<h{m.group(1)} id="{new}">{m.group(3)}<a class="anchor-link" href="#{new}">¶</a></h{m.group(1)}>'
 
-        return _NB_HEADING.sub(one, html_text), ids
+        out = _NB_HEADING.sub(one, html_text)
+        self.heading_ids[src_uri] = ids
+        return out, ids
 
     def notebook_links(self, src_uri: str) -> dict | None:
         """For a notebook page (None for other pages): the line that gives a bare environment a

@@ -95,3 +95,18 @@ def test_readme_install_lines_name_the_current_wheel_and_model_pins():
     for needs in (install.Needs(("torch",), False), install.Needs(("models",), True)):
         for line in install.pip_lines(needs, url):
             assert line in readme, line
+
+
+def test_a_failing_snippet_fails_the_build_naming_file_and_line(tmp_path, monkeypatch):
+    """A snippet that raises stops the build; the message names the snippet, its line and the error."""
+    from normref import cache
+    from normsite import directives, snippets
+
+    (tmp_path / "broken.py").write_text('"""Broken."""\nx = 1\nprint(x / 0)\n', encoding="utf-8")
+    monkeypatch.setattr(snippets, "SNIPPETS", tmp_path)
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(SiteError) as info:
+        directives.expand("[[snippet: broken.py]]", "en", "page.md")
+    msg = str(info.value)
+    assert "page.md" in msg and "snippet broken.py failed at line 3: ZeroDivisionError: division by zero" in msg, msg
+    assert cache.cache_dir() == tmp_path / "cache"

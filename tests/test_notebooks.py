@@ -215,26 +215,28 @@ def test_a_failing_cell_is_named_by_file_cell_and_line(tmp_path):
                    "was built: NameError: name 'not_defined' is not defined"), msg
 
 
-def test_the_hook_turns_a_failing_cell_into_a_build_error(tmp_path):
-    import importlib.util
-    from types import SimpleNamespace
-
-    from mkdocs.exceptions import PluginError
+def test_a_notebook_pages_renderer_turns_a_failing_cell_into_a_site_error(tmp_path):
     from nbclient.exceptions import CellExecutionError
 
-    spec = importlib.util.spec_from_file_location("takehome_hook", ROOT / "hooks" / "takehome.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    from normsite import SiteError
+    from normsite.build import Site
+
     src = tmp_path / "broken.py"
     src.write_text(BROKEN, encoding="utf-8")
 
-    def new_render(self, config, files):  # what mkdocs-jupyter installs on a notebook page
+    def render(config, files):  # what mkdocs-jupyter installs on a notebook page
         raise CellExecutionError("An error occurred while executing the following cell:\n------------------\n"
                                  "y = x + 1\nz = y + not_defined\n------------------\n\nCell In[2], line 2\n"
                                  "NameError: name 'not_defined' is not defined", "NameError", "x")
 
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/broken.py", abs_src_path=str(src)))
-    page.render = new_render.__get__(page)
-    hook.on_pre_page(page, config=None, files=None)
-    with pytest.raises(PluginError, match=r"notebooks/broken\.py, code cell 2 \(line 17 of broken\.py\)"):
-        page.render(None, None)
+    checked = colab.checked_render(render, "notebooks/broken.py", src)
+    with pytest.raises(SiteError, match=r"notebooks/broken\.py, code cell 2 \(line 17 of broken\.py\)"):
+        checked(None, None)
+    site = Site("en", ROOT / "docs" / "en")
+    assert site.checked_render(render, "index.md", "x") is render, "only notebook pages are wrapped"
+
+    def other(config, files):
+        raise KeyError("not a cell")
+
+    with pytest.raises(KeyError):
+        colab.checked_render(other, "notebooks/broken.py", src)(None, None)
