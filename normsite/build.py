@@ -72,6 +72,7 @@ class Site:
         self.stats = dict(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
         self.takehome = TakeHome(lang, self.docs_dir)
         self.repository: dict = {"edit_uri": None, "repo_name": None}
+        self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
@@ -82,6 +83,10 @@ class Site:
         """(site_url, nr_i18n); ``self.repository`` then holds this build's edit_uri and repo_name."""
         site_url, i18n = release.site_urls(self.lang, site_url)
         self.repository = self.takehome.configure(i18n["roots"]["zh"], repo_url, repo_branch)
+        nb_config = cache.cache_dir().resolve() / "jupyter-config"
+        self.nbconvert_hash = notebooks.execution_config(nb_config)
+        paths = [str(nb_config)] + [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(dict.fromkeys(paths))
         import jieba  # Material's search segments Chinese with jieba: teach it the glossary's word parts
 
         for word in self.jieba_words():
@@ -94,9 +99,10 @@ class Site:
 
     def notebook_cache_dir(self) -> str:
         """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on
-        normref, so normref's source hash is part of the folder. One folder per language (or the
+        normref, so normref's source hash is part of the folder, and so is the hash of the nbconvert
+        configuration the runs read (notebooks.execution_config). One folder per language (or the
         two builds evict each other's entries) and per kind of build (it evicts unused entries)."""
-        d = cache.cache_dir() / "jupyter" / self.lang / cache.package_hash()[:16]
+        d = cache.cache_dir() / "jupyter" / self.lang / (cache.package_hash()[:16] + "-" + self.nbconvert_hash)
         return str(d) + ("" if self.generated_work else "-noexec")
 
     # ------------------------------------------------------------ files

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
-import importlib.util
 import itertools
 import platform
 import re

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import SiteError, csstrim
 
-__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "downloads", "scrub_page", "stable_cell_ids"]
+__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "execution_config", "downloads", "scrub_page", "stable_cell_ids"]
 
 
 def is_notebook(src_uri: str) -> bool:
@@ -50,6 +50,41 @@ def ipynb_text(path: str | Path, wheel_url: str) -> str:
         if cell.cell_type == "code":
             cell["outputs"], cell["execution_count"] = [], None
     return jupytext.writes(nb, fmt="ipynb")
+
+
+COALESCE = "nbconvert.preprocessors.CoalesceStreamsPreprocessor"
+EXECUTE = "nbconvert.preprocessors.ExecutePreprocessor"
+
+
+def execution_config(folder: str | Path) -> str:
+    """Write the nbconvert configuration the build's notebook runs read; return its short hash.
+
+    A cell's printed text reaches nbconvert in as many stream messages as the
+    kernel happened to flush, and each becomes its own output block on the
+    page: on a busy machine one print loop came out as two blocks, and two
+    builds of one commit differed. nbconvert can merge consecutive stream
+    outputs (CoalesceStreamsPreprocessor), but by default it runs that step
+    before it executes the notebook; here it runs right after. mkdocs-jupyter
+    loads the user's nbconvert configuration (NbConvertApp.load_config_file),
+    so the caller points JUPYTER_CONFIG_PATH at ``folder``. The hash belongs in
+    the notebook cache's key: pages rendered otherwise must not be reused."""
+    import hashlib
+    import json
+
+    from nbconvert.exporters.exporter import Exporter
+
+    order = [p for p in Exporter().default_preprocessors if p != COALESCE]
+    if EXECUTE not in order:
+        raise SiteError(f"nbconvert's default preprocessors no longer include {EXECUTE}; see normsite/notebooks.py")
+    order.insert(order.index(EXECUTE) + 1, COALESCE)
+    text = json.dumps({"Exporter": {"default_preprocessors": order},
+                       "CoalesceStreamsPreprocessor": {"enabled": True}}, indent=1, sort_keys=True) + "\n"
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "jupyter_nbconvert_config.json"
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def downloads(src_uri: str) -> dict | None:

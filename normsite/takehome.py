@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import html
 import os
-import posixpath
 import re
 from pathlib import Path
 
@@ -77,20 +76,21 @@ class TakeHome:
 
     # ------------------------------------------------------------ pages
 
-    def _url(self) -> str:
+    def _url(self, src_uri: str = "") -> str:
         if self.url is None:
-            raise SiteError("TakeHome.configure must run before the pages")
+            raise SiteError(f"{src_uri}: the wheel's address is unknown (Site.configure has not run)")
         return self.url
 
     def page_markdown(self, markdown: str, src_uri: str) -> str:
-        markdown = install.expand(markdown, self.lang, self._url(), src_uri)
+        if install.DIRECTIVE.search(markdown):
+            markdown = install.expand(markdown, self.lang, self._url(src_uri), src_uri)
 
         def block(m):
             path = snippets.SNIPPETS / m.group("name")
             if not path.is_file():
                 return m.group(0)  # the snippet directive itself reports a missing file, naming the page
             try:
-                lines = install.snippet_block(path, self.lang, self._url())
+                lines = install.snippet_block(path, self.lang, self._url(src_uri))
             except SiteError as e:
                 raise SiteError(f"{src_uri}: {e}") from e
             indent = m.group("indent")
@@ -165,7 +165,3 @@ _NB_HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)<a class="anchor-link" hr
 
 def _is_notebook(src_uri: str) -> bool:
     return src_uri.startswith("notebooks/") and src_uri.endswith((".py", ".ipynb"))
-
-
-def notebook_name(src_uri: str) -> str:
-    return posixpath.splitext(posixpath.basename(src_uri))[0]

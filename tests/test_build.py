@@ -237,6 +237,8 @@ def test_no_raw_tex_left_in_any_page(site):
         for p in pages(site, lang):
             html = p.read_text(encoding="utf-8")
             html = re.sub(r"<(pre|code|script|style|annotation)[\s>].*?</\1>", "", html, flags=re.S)
+            # A notebook cell's code again, hidden, for mkdocs-jupyter's copy button: code, not prose.
+            html = re.sub(r'<div class="clipboard-copy-txt"[^>]*>.*?</div>', "", html, flags=re.S)
             for m in raw.finditer(re.sub(r"<[^>]+>", "", html)):
                 problems.append(f"{p.relative_to(site)}: …{m.group(0)[:60]}…")
     assert not problems, "\n".join(problems[:20])

@@ -4,7 +4,6 @@ the repository links (normsite.colab), and how a failing cell is reported."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
