@@ -2,8 +2,9 @@
 
 What a reader does, step by step:
 
-1. The built site is served on 127.0.0.1 (the session's site, built for that
-   address, so every install line names the served wheel).
+1. The built site is served on 127.0.0.1 (the session's site and server, the
+   `served` fixture: built for that address, so every install line names the
+   served wheel).
 2. In Chromium, on every page with a snippet, the copy buttons of the snippet
    and of the install block next to it are clicked and the clipboard is read:
    exactly what a reader pastes. The output block under the snippet is what the
@@ -24,12 +25,14 @@ What a reader does, step by step:
    run top to bottom (nbclient, the kernel in the fresh virtualenv).
 
 Timings per snippet and notebook go to test-artifacts/copy-times.json.
+
+Markers: `copy` is written on the file; the fixtures add `build` (the served site)
+and `browser` (the module's Chromium tab), so the fast tier never runs this.
 """
 
 from __future__ import annotations
 
 import html
-import http.server
 import json
 import os
 import re
@@ -37,79 +40,24 @@ import shlex
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import pytest
 
-from conftest import LANGS, ROOT, build_site, lang_root, pages
+from support import LANGS, ROOT, Served, lang_root, pages
 
 pytestmark = pytest.mark.copy
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 PYTHON = shutil.which("python3.11") or sys.executable
 TORCH_PIN = "torch==2.13.0"  # requirements.txt's pin; the only torch on this machine's disk
 ARTIFACTS = ROOT / "test-artifacts"
 RUN_TIMEOUT_S = 900
 INSTALL_TIMEOUT_S = 1200
 TIMES: dict[str, dict[str, float]] = {"install": {}, "snippet": {}, "notebook": {}}
-
-
-# ------------------------------------------------------------------ serving the built site
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, request, client_address, server):
-        super().__init__(request, client_address, server, directory=str(server.root))
-
-    def log_message(self, *args):
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    root: Path
-
-
-def _same_site(base: str, site: Path) -> bool:
-    """Is ``base`` already serving this very site (say, the browser tests' server)?"""
-    try:
-        with urllib.request.urlopen(base + "sitemap.xml", timeout=10) as r:
-            return r.read() == (site / "sitemap.xml").read_bytes()
-    except OSError:
-        return False
-
-
-@pytest.fixture(scope="session")
-def served_site(request, tmp_path_factory):
-    """(site folder, base URL): the session's site on its own address when possible, else a build for a free port."""
-    want = urlsplit(os.environ.get("NORMREF_SITE_URL", "http://127.0.0.1:8000/"))
-    server = None
-    if want.scheme == "http" and want.hostname == "127.0.0.1" and want.path in ("", "/"):
-        site = request.getfixturevalue("site")
-        base = f"http://127.0.0.1:{want.port or 80}/"
-        try:
-            server = _Server(("127.0.0.1", want.port or 80), _Handler)
-        except OSError:
-            if _same_site(base, site):  # already served by this session (test_browser.py's server)
-                yield site, base
-                return
-        else:
-            server.root = site
-    if server is None:
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.root = tmp_path_factory.mktemp("site-copy")
-        build_site(server.root, env_extra={"NORMREF_SITE_URL": f"http://127.0.0.1:{server.server_port}/"})
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Path(server.root), f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-    server.server_close()
 
 
 # ------------------------------------------------------------------ what the pages give a reader
@@ -162,54 +110,46 @@ def _copy(page, block) -> str:
     return page.evaluate("navigator.clipboard.readText()")
 
 
-@pytest.fixture(scope="session")
-def copies(served_site) -> Copies:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    site, base = served_site
+@pytest.fixture(scope="module")
+def copies(served: Served, tab) -> Copies:
+    """What a reader copies and downloads, page by page, in the module's tab (the served site only;
+    a request to any other host is recorded and aborted)."""
+    site, base = served.root, served.base
+    page = tab.page
     out = Copies()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        ctx = browser.new_context(permissions=["clipboard-read", "clipboard-write"], viewport={"width": 1280, "height": 900})
-        origin = base.rstrip("/")
-        ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(origin + "/") else r.abort())
-        page = ctx.new_page()
-        for lang in LANGS:
-            for f in pages(site, lang):
-                text = f.read_text(encoding="utf-8")
-                is_notebook = "nr-notebook-download" in text
-                if 'class="filename">snippets/' not in text and not is_notebook:
+    for lang in LANGS:
+        for f in pages(site, lang):
+            text = f.read_text(encoding="utf-8")
+            is_notebook = "nr-notebook-download" in text
+            if 'class="filename">snippets/' not in text and not is_notebook:
+                continue
+            url = _page_url(base, lang, f, site)
+            page.goto(url, wait_until="load")
+            rel = url[len(base):]
+            blocks = page.locator("div.highlight:has(> span.filename)")
+            titles = [blocks.nth(i).locator("> span.filename").text_content() for i in range(blocks.count())]
+            for i, title in enumerate(titles):
+                if not title.startswith("snippets/"):
                     continue
-                url = _page_url(base, lang, f, site)
-                page.goto(url, wait_until="load")
-                rel = url[len(base):]
-                blocks = page.locator("div.highlight:has(> span.filename)")
-                titles = [blocks.nth(i).locator("> span.filename").text_content() for i in range(blocks.count())]
-                for i, title in enumerate(titles):
-                    if not title.startswith("snippets/"):
-                        continue
-                    assert i > 0 and titles[i - 1].startswith(("运行前先安装", "Install first")), \
-                        f"{rel}: {title} has no install block before it ({titles[:i]})"
-                    install_btn, code_btn = blocks.nth(i - 1), blocks.nth(i)
-                    shown = None
-                    if i + 1 < len(titles) and titles[i + 1] in ("输出", "Output"):
-                        shown = blocks.nth(i + 1).locator("code").text_content()
-                    out.snippets.append(Snippet(lang, rel, title.removeprefix("snippets/"),
-                                                _copy(page, install_btn), _copy(page, code_btn), shown))
-                if is_notebook:
-                    href = page.locator(".nr-notebook-download a[href$='.ipynb']").first.get_attribute("href")
-                    with urllib.request.urlopen(urljoin(url, href), timeout=60) as r:
-                        data = r.read()
-                    kernel_btn = page.locator(".nr-notebook-run + div.highlight").first
-                    out.notebooks.append(Notebook(lang, Path(href).stem, data, _copy(page, kernel_btn)))
-        browser.close()
+                assert i > 0 and titles[i - 1].startswith(("运行前先安装", "Install first")), \
+                    f"{rel}: {title} has no install block before it ({titles[:i]})"
+                install_btn, code_btn = blocks.nth(i - 1), blocks.nth(i)
+                shown = None
+                if i + 1 < len(titles) and titles[i + 1] in ("输出", "Output"):
+                    shown = blocks.nth(i + 1).locator("code").text_content()
+                out.snippets.append(Snippet(lang, rel, title.removeprefix("snippets/"),
+                                            _copy(page, install_btn), _copy(page, code_btn), shown))
+            if is_notebook:
+                href = page.locator(".nr-notebook-download a[href$='.ipynb']").first.get_attribute("href")
+                with urllib.request.urlopen(urljoin(url, href), timeout=60) as r:
+                    data = r.read()
+                kernel_btn = page.locator(".nr-notebook-run + div.highlight").first
+                out.notebooks.append(Notebook(lang, Path(href).stem, data, _copy(page, kernel_btn)))
+    assert not tab.foreign, f"requests to other hosts: {tab.foreign[:5]}"
     return out
 
 
-def test_every_snippet_and_notebook_was_found(copies, served_site):
-    site, _ = served_site
+def test_every_snippet_and_notebook_was_found(copies, served):
     names = sorted(p.name for p in (ROOT / "snippets").glob("*.py"))
     for lang in LANGS:
         got = {s.name for s in copies.snippets if s.lang == lang}
@@ -219,14 +159,13 @@ def test_every_snippet_and_notebook_was_found(copies, served_site):
     for s in copies.snippets:
         # The copy is the file (Material trims the final newline), and the install line names the served wheel.
         assert s.code.rstrip("\n") == (ROOT / "snippets" / s.name).read_text(encoding="utf-8").rstrip("\n"), s.id
-        assert s.install.startswith("pip install ") and f"@ {_served_wheel(served_site)}\"" in s.install, s.install
+        assert s.install.startswith("pip install ") and f"@ {_served_wheel(served)}\"" in s.install, s.install
 
 
-def _served_wheel(served_site) -> str:
-    site, base = served_site
-    wheels = sorted((site / "wheels").glob("normref-*.whl"))
+def _served_wheel(served: Served) -> str:
+    wheels = sorted((served.root / "wheels").glob("normref-*.whl"))
     assert len(wheels) == 1, wheels
-    return base + "wheels/" + wheels[0].name
+    return served.base + "wheels/" + wheels[0].name
 
 
 # ------------------------------------------------------------------ fresh virtualenvs
@@ -275,12 +214,12 @@ def _make_venv(path: Path, tmp: Path) -> Venv:
     return Venv(path, env)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def copy_tmp(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("copy")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def numpy_venv(copy_tmp) -> Venv:
     """For the snippets whose line installs normref alone: a virtualenv that gets nothing else."""
     return _make_venv(copy_tmp / "venv-numpy", copy_tmp)
@@ -311,8 +250,8 @@ def _run_notebook(nb_bytes: bytes, venv: Venv, kernels: Path, work: Path, cells:
     return nb
 
 
-@pytest.fixture(scope="session")
-def full_venv(copy_tmp, copies, served_site):
+@pytest.fixture(scope="module")
+def full_venv(copy_tmp, copies, served):
     """The virtualenv for everything that needs more than numpy: it starts with only what a notebook page
     says a bare environment needs (a Jupyter kernel); a downloaded notebook's first cell installs normref."""
     venv = _make_venv(copy_tmp / "venv-full", copy_tmp)
@@ -330,7 +269,7 @@ def full_venv(copy_tmp, copies, served_site):
     # ...from the served site's wheel, not from anywhere else.
     p = subprocess.run([venv.python, "-c", "import importlib.metadata as m; print(m.distribution('normref')"
                         ".read_text('direct_url.json'))"], cwd=work, env=venv.env, capture_output=True, text=True)
-    assert json.loads(p.stdout)["url"] == _served_wheel(served_site), p.stdout
+    assert json.loads(p.stdout)["url"] == _served_wheel(served), p.stdout
     return venv, kernels
 
 

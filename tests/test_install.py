@@ -7,8 +7,8 @@ import platform
 
 import pytest
 
-from conftest import ROOT
 from normsite import SiteError, install, wheel
+from support import ROOT
 
 URL = "http://127.0.0.1:8000/wheels/" + wheel.wheel_name()
 

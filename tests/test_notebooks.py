@@ -13,8 +13,8 @@ import jupytext
 import pytest
 import yaml
 
-from conftest import LANGS, ROOT
 from normsite import SiteError, colab, install
+from support import LANGS, ROOT
 
 URL = "http://127.0.0.1:8000/"
 CONTENT_PAGES = ("index.md", "formulas.md", "toll-booth.md", "real-models.md", "k3-latentmoe.md", "performance.md")

@@ -4,20 +4,13 @@ lines, and the repository links with and without a repository (a local build aga
 from __future__ import annotations
 
 import html
-import http.server
-import os
 import re
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from conftest import LANGS, ROOT, build_site, lang_root, pages
 from normsite import colab, install, wheel
-
-pytestmark = pytest.mark.build
+from support import LANGS, ROOT, Served, StaticServer, lang_root, open_tab, pages
 
 REPO = "https://github.com/octo/normref-docs"
 BRANCH = "main"
@@ -83,26 +76,22 @@ def test_a_local_build_has_no_repository_links(site):
                 r'<a [^>]*href="https://(?:arxiv|github)\.com[^"]*"', "", text).split('class="md-content"')[0], p
 
 
-def test_building_english_alone_without_the_wheel_fails_naming_it(tmp_path):
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.en.yml",
-                        "-d", str(tmp_path / "en")], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert p.returncode != 0
-    assert f"the built site has no wheels/{wheel.wheel_name()}" in p.stderr, p.stderr[-3000:]
+def test_building_english_alone_without_the_wheel_fails_naming_it(site_builder, tmp_path):
+    with pytest.raises(AssertionError, match=re.escape(f"the built site has no wheels/{wheel.wheel_name()}")):
+        site_builder(tmp_path, langs=("en",))
 
 
 # ------------------------------------------------------------------ a build for a GitHub repository
 
 
 @pytest.fixture(scope="module")
-def repo_site(tmp_path_factory):
+def repo_site(tmp_path_factory, site_builder):
     """Both languages built as the Pages workflow builds them, for the address the committed notebooks name."""
     out = tmp_path_factory.mktemp("site-repo")
     committed = colab.sources()["zh"][0]
     url = colab._recorded_url(ROOT / colab.committed_path("zh", committed))
-    site_url = url.split("wheels/")[0]
-    build_site(out, env_extra={"NORMREF_REPO_URL": REPO, "NORMREF_REPO_BRANCH": BRANCH,
-                               "NORMREF_SITE_URL": site_url})
+    site_builder(out, site_url=url.split("wheels/")[0],
+                 env_extra={"NORMREF_REPO_URL": REPO, "NORMREF_REPO_BRANCH": BRANCH})
     return out
 
 
@@ -132,38 +121,18 @@ def test_the_colab_notebook_is_the_download(repo_site):
             assert (page_dir / f"{src.stem}.ipynb").read_bytes() == (ROOT / colab.committed_path(lang, src)).read_bytes()
 
 
-def test_the_repository_build_makes_no_request_to_another_host(repo_site):
+def test_the_repository_build_makes_no_request_to_another_host(repo_site, browser):
     """In Chromium: every page of the GitHub build loads without a request to any other host (Material's
     repository facts would go to api.github.com)."""
-    from playwright.sync_api import sync_playwright
-
-    class H(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, directory=str(repo_site), **kw)
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{server.server_port}"
-    foreign, loaded = [], 0
+    server = StaticServer(repo_site).start()
+    loaded = 0
     try:
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                  args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                        "--disable-component-update", "--no-first-run", "--disable-sync"])
-            ctx = b.new_context()
-            ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(origin + "/")
-                      else (foreign.append(r.request.url), r.abort()))
-            page = ctx.new_page()
+        with open_tab(browser, Served(root=repo_site, base=server.base)) as tab:
             for lang in LANGS:
                 for f in pages(repo_site, lang):
-                    rel = f.relative_to(repo_site).as_posix()
-                    page.goto(f"{origin}/{rel}", wait_until="networkidle")
+                    tab.page.goto(server.base + f.relative_to(repo_site).as_posix(), wait_until="networkidle")
                     loaded += 1
-            b.close()
+            foreign = list(tab.foreign)
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()
     assert loaded >= 20 and not foreign, foreign[:10]
