@@ -32,6 +32,12 @@ def test_extras_are_chosen_to_cover_every_import_with_the_fewest():
     assert install.needs_of_source("import os, json\nfrom pathlib import Path\n", "x.py") == install.Needs((), False)
 
 
+def test_requirements_map_to_their_import_names():
+    base, extras = install.extras_modules()
+    assert base == {"numpy", "yaml"}, base  # PyYAML imports as yaml
+    assert install.needs_of_source("import yaml\nfrom normref import glossary\n", "x.py") == install.Needs((), False)
+
+
 def test_an_import_no_extra_provides_fails_naming_the_file():
     with pytest.raises(SiteError, match=r"bad\.py imports scipy, which normref's wheel neither requires"):
         install.needs_of_source("import numpy\nimport scipy.linalg\n", "bad.py")

@@ -239,3 +239,35 @@ def test_a_notebook_pages_renderer_turns_a_failing_cell_into_a_site_error(tmp_pa
 
     with pytest.raises(KeyError):
         colab.checked_render(other, "notebooks/broken.py", src)(None, None)
+
+
+# ------------------------------------------------------------------ the execution cache's key
+
+
+def _percent(cell: str) -> str:
+    """A code cell as a jupytext percent source holds it (its magics commented out)."""
+    return "\n".join(ln.replace("%", "# %", 1) if ln.lstrip().startswith("%") else ln for ln in cell.splitlines())
+
+
+def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbconvert_configuration(tmp_path):
+    from normref import cache
+    from normsite import notebooks
+    from normsite.build import Site
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    # An install cell as every notebook starts with: its %pip is the body of an `if`.
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en")
+    (folder / "nb.py").write_text(f"# %%\n{_percent(cell)}\n\n# %%\nfrom normref.experiments.scale import scale_sweep\n",
+                                  encoding="utf-8")
+    closure = notebooks.code_closure(folder)
+    assert "normref.experiments.scale" in closure and "normref.figures" not in closure, closure
+    (folder / "bad.py").write_text("# %%\nif True:\nprint(1)\n", encoding="utf-8")
+    with pytest.raises(SiteError, match=r"bad\.py: not valid Python"):
+        notebooks.code_closure(folder)
+
+    site = Site("en", ROOT / "docs" / "en")
+    site.nbconvert_hash = notebooks.execution_config(tmp_path / "config")
+    code = cache.code_hash(notebooks.code_closure(ROOT / "docs" / "en" / "notebooks"))
+    name = Path(site.notebook_cache_dir()).name.removesuffix("-noexec")
+    assert name == f"{code[:16]}-{site.nbconvert_hash}"
