@@ -166,7 +166,7 @@ def test_placement_widget_contrast_and_axe(clean_tab, served, lang, scheme):
         assert got["n"] >= 10, got
         ratio, where = got["worst"][0]
         assert ratio >= 4.5, f"{lang} {scheme}: contrast {ratio:.2f} at {where}"
-        bad = axe_violations(page, SEL)
+        bad = axe_violations(page, context=SEL)
         assert not bad, bad
     finally:
         clean_tab.set_scheme("default")
@@ -174,7 +174,7 @@ def test_placement_widget_contrast_and_axe(clean_tab, served, lang, scheme):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_placement_page_without_javascript(browser, served, lang):  # noqa: F811
+def test_placement_page_without_javascript(browser, served, lang):
     ctx = browser.new_context(java_script_enabled=False, color_scheme="light")
     ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(served.base) else r.abort())
     try:

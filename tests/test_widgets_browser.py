@@ -30,14 +30,16 @@ from support import LANGS, Tab, axe_violations, contrast
 
 PAGES = {"softmax-saturation": "formulas/", "layer-explorer": "real-models/", "quiz": "interview/",
          "glossary-filter": "glossary/"}
-# Every widget of the site: the content pages' and the home page's.
-WIDGETS = {**PAGES, "scale-playground": ""}
+# Every widget of the site: the content pages' and the home page's (test_browser.py and
+# test_placement_browser.py compare the last two with normref).
+WIDGETS = {**PAGES, "scale-playground": "", "placement-compare": "placement/"}
 # A control that exists only once the widget has mounted.
 READY = {"softmax-saturation": "input[type=range]", "layer-explorer": "table td", "quiz": "input[type=radio]",
-         "glossary-filter": "input[type=search]", "scale-playground": "input[type=range]"}
+         "glossary-filter": "input[type=search]", "scale-playground": "input[type=range]",
+         "placement-compare": "table td"}
 # Each widget's own class prefix (nr-widget__* is the loader's, shared by all).
 PREFIX = {"softmax-saturation": "nr-softmax", "layer-explorer": "nr-layers", "quiz": "nr-quizw",
-          "glossary-filter": "nr-gloss-filter", "scale-playground": "nr-scale"}
+          "glossary-filter": "nr-gloss-filter", "scale-playground": "nr-scale", "placement-compare": "nr-place"}
 
 
 def _sel(name: str) -> str:
@@ -461,6 +463,9 @@ def _use(page, name: str):
             page.keyboard.press("Enter")
     elif name == "glossary-filter":
         _filter(page, "norm")
+    elif name == "placement-compare":
+        page.locator(f"{w} select").first.focus()
+        page.keyboard.press("ArrowDown")
     else:
         page.locator(f"{w} input[type=range]").focus()
         page.keyboard.press("End")
@@ -520,6 +525,11 @@ def _expected_status(page, name: str, lang: str) -> str:
         top_name, p = w.locator('[data-nr-value="top"]').text_content().split(" = ")
         return _fill(template, c=w.locator("output").text_content(), name=top_name, p=p)
     selects = w.locator("select")
+    chosen = [selects.nth(i).evaluate("s => s.selectedOptions[0].textContent") for i in range(selects.count())]
+    if name == "placement-compare":
+        return _fill(template, a=chosen[0], b=chosen[1], setting=chosen[2],
+                     fa=w.locator('[data-nr-value="final.a"]').text_content(),
+                     fb=w.locator('[data-nr-value="final.b"]').text_content())
     return _fill(template, model=selects.nth(0).evaluate("s => s.selectedOptions[0].textContent"),
                  prompt=selects.nth(1).evaluate("s => s.selectedOptions[0].textContent"),
                  layer=w.locator("output").text_content(), l2=w.locator('[data-nr-value="stream"]').text_content())
@@ -538,17 +548,20 @@ def test_live_region_says_one_sentence_per_change(clean_tab, served, lang, name)
     assert len(regions) == 1, regions
     assert regions[0]["children"] == 0 and (regions[0]["text"] == "" or name == "glossary-filter"), regions
     page.evaluate(_WATCH, sel)
+    def pick(i, key="ArrowDown"):
+        page.locator(f"{sel} select").nth(i).focus()
+        page.keyboard.press(key)
+
     if name == "glossary-filter":
         box = page.locator(f"{sel} input[type=search]")
         box.focus()
         steps = [lambda ch=ch: page.keyboard.type(ch) for ch in "rms"] + [lambda: page.keyboard.press("Backspace")]
+    elif name == "placement-compare":  # three selects, no slider
+        steps = [lambda: pick(0), lambda: pick(0), lambda: pick(1, "ArrowUp"), lambda: pick(2, "ArrowUp")]
     else:
         page.locator(f"{sel} input[type=range]").focus()
         steps = [lambda k=k: page.keyboard.press(k) for k in ("ArrowRight", "ArrowRight", "End", "ArrowLeft", "Home")]
         if name == "layer-explorer":  # the selects too, with the keyboard
-            def pick(i):
-                page.locator(f"{sel} select").nth(i).focus()
-                page.keyboard.press("ArrowDown")
             steps += [lambda: pick(1), lambda: pick(0)]
     for i, step in enumerate(steps):
         step()
@@ -564,23 +577,27 @@ def test_live_region_says_one_sentence_per_change(clean_tab, served, lang, name)
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", [n for n in WIDGETS if n != "quiz"])
 def test_one_update_per_input_event(clean_tab, served, lang, name):
-    """Each step of a control runs the widget's update once (data-nr-updates counts them); a `change`
-    event, which a slider fires after its `input`, runs none."""
+    """Each step of a control runs the widget's update once (data-nr-updates counts them): a slider
+    or a search box updates on `input` and a `change` (which a slider fires after its `input`) runs
+    none; a select updates on `change` and its `input` runs none."""
     page = _open(clean_tab, served, lang, name)
     sel = _sel(name)
     page.evaluate(_WATCH, sel)
-    control = page.locator(f"{sel} {'input[type=search]' if name == 'glossary-filter' else 'input[type=range]'}")
+    kind = {"glossary-filter": "input[type=search]", "placement-compare": "select"}.get(name, "input[type=range]")
+    control = page.locator(f"{sel} {kind}").first
     control.focus()
-    keys = ["r", "m", "Backspace"] if name == "glossary-filter" else ["ArrowRight", "End", "Home", "ArrowRight"]
+    keys = {"glossary-filter": ["r", "m", "Backspace"], "placement-compare": ["ArrowDown", "ArrowDown", "ArrowUp"]}.get(
+        name, ["ArrowRight", "End", "Home", "ArrowRight"])
     for key in keys:
         before = page.evaluate(_TAKE, sel)["updates"]
         page.keyboard.press(key)
         got = page.evaluate(_TAKE, sel)
         assert got["inputs"] == 1 and got["updates"] == before + 1, (name, key, got)
     before = page.evaluate(_TAKE, sel)["updates"]
-    control.evaluate("c => c.dispatchEvent(new Event('change', {bubbles: true}))")
-    assert page.evaluate(_TAKE, sel)["updates"] == before, f"{name}: a change event ran an update"
-    if name != "glossary-filter":  # fill() sets the value and fires input, then change: one update
+    other = "input" if kind == "select" else "change"
+    control.evaluate("(c, t) => c.dispatchEvent(new Event(t, {bubbles: true}))", other)
+    assert page.evaluate(_TAKE, sel)["updates"] == before, f"{name}: a {other} event ran an update"
+    if kind == "input[type=range]":  # fill() sets the value and fires input, then change: one update
         control.fill(control.get_attribute("min"))
         assert page.evaluate(_TAKE, sel)["updates"] == before + 1
     assert not clean_tab.errors, clean_tab.errors

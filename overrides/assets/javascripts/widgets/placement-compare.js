@@ -5,58 +5,46 @@
  * from the same functions as the page's static figures (the training curves
  * are the figure's 10-step moving average, one point in five steps); nothing
  * is computed here but layout. The charts are small inline SVGs drawn by hand,
- * like the layer explorer's: a charting library would outweigh the site's JS. */
-nrWidgets.register("placement-compare", function (el, ctx) {
+ * like the layer explorer's: a charting library would outweigh the site's JS.
+ * The table is not a live region; one sentence (data-label-status) says what
+ * a change of layout or setting changed, once per change. */
+nrWidgets.register("placement-compare", function (w, ctx) {
   "use strict";
-  var D = ctx.data, L = ctx.labels, fmt = ctx.fmt, SVG = "http://www.w3.org/2000/svg";
+  var D = ctx.data, L = ctx.labels, fmt = ctx.fmt, el = ctx.el;
+  var updates = 0;
 
-  function node(tag, cls, text) {
-    var n = document.createElement(tag);
-    if (cls) n.className = cls;
-    if (text !== undefined) n.textContent = text;
-    return n;
-  }
-  function svg(tag, attrs, text) {
-    var n = document.createElementNS(SVG, tag);
-    Object.keys(attrs).forEach(function (k) { n.setAttribute(k, attrs[k]); });
-    if (text !== undefined) n.textContent = text;
-    return n;
-  }
   function select(labelText, options, value) {
-    var id = ctx.uid("sel"), wrap = node("span", "nr-place__field");
-    var lab = node("label", null, labelText); lab.htmlFor = id;
-    var s = node("select"); s.id = id;
-    options.forEach(function (o) { var op = node("option", null, o[1]); op.value = o[0]; s.appendChild(op); });
+    var id = ctx.uid("sel");
+    var s = el("select", { id: id, onchange: function () { update(true); } },
+               options.map(function (o) { return el("option", { value: o[0] }, o[1]); }));
     s.value = value;
-    wrap.append(lab, " ", s);
-    return { wrap: wrap, el: s };
+    return { wrap: el("span", { class: "nr-place__field" }, [el("label", { for: id }, labelText), " ", s]), el: s };
   }
   function settingName(s) {
     return L.lr + " " + s.lr + (L.sep || ", ") + (s.warmup ? L.warmup.replace("{n}", s.warmup) : L.nowarmup);
   }
 
-  if (L.title) el.appendChild(node("p", "nr-widget__title", L.title));
+  if (L.title) w.appendChild(el("p", { class: "nr-widget__title" }, L.title));
   var variants = D.variants.map(function (v) { return [v, D.names[v]]; });
-  var ctrl = node("div", "nr-place__controls");
+  var ctrl = el("div", { class: "nr-place__controls" });
   // The page may say which pair to show first (data-first="post,pre").
-  var first = (el.getAttribute("data-first") || "post,pre").split(",");
+  var first = (w.getAttribute("data-first") || "post,pre").split(",");
   var a = select(L.a, variants, first[0]), b = select(L.b, variants, first[1]);
   var sets = D.loss.settings;
   var s = select(L.setting, sets.map(function (x) { return [x.key, settingName(x)]; }), sets[sets.length - 1].key);
   ctrl.append(a.wrap, b.wrap, s.wrap);
-  var legend = node("p", "nr-place__legend");
-  var charts = node("div", "nr-place__charts");
-  var live = node("div"); live.setAttribute("aria-live", "polite");
-  var table = node("table", "nr-place__table");
-  live.appendChild(table);
-  el.append(ctrl, legend, charts, live);
+  var legend = el("p", { class: "nr-place__legend" });
+  var charts = el("div", { class: "nr-place__charts" });
+  var table = el("table", { class: "nr-place__table" });
+  var status = el("p", { class: "nr-widget__status", "aria-live": "polite" });
+  w.append(ctrl, legend, charts, table, status);
 
   var depths = Object.keys(D.stream).sort(function (x, y) { return Number(x) - Number(y); });
   var deep = depths[depths.length - 1];
   var W = 300, H = 190, ml = 44, mr = 10, mt = 22, mb = 30;
   function chart(title, series, opt) {
     // series: [{x: [...], y: [...], cls: "a" | "b"}]; opt: {log, xLabel, hline, hlineLabel}
-    var g = svg("svg", { viewBox: "0 0 " + W + " " + H, class: "nr-place__chart", role: "img" });
+    var g = el("svg:svg", { viewBox: "0 0 " + W + " " + H, class: "nr-place__chart", role: "img" });
     var ys = [], xs = [];
     series.forEach(function (sr) {
       sr.y.forEach(function (v, i) { if (v !== null && isFinite(v) && (!opt.log || v > 0)) { ys.push(opt.log ? Math.log10(v) : v); xs.push(sr.x[i]); } });
@@ -70,20 +58,20 @@ nrWidgets.register("placement-compare", function (el, ctx) {
     if (x1 === x0) x1 = x0 + 1;
     function X(v) { return ml + (W - ml - mr) * (v - x0) / (x1 - x0); }
     function Y(v) { return mt + (H - mt - mb) * (hi - v) / (hi - lo); }
-    g.appendChild(svg("text", { x: ml, y: 13, class: "nr-place__ctitle" }, title));
-    g.appendChild(svg("line", { x1: ml, y1: mt, x2: ml, y2: H - mb, class: "nr-axis" }));
-    g.appendChild(svg("line", { x1: ml, y1: H - mb, x2: W - mr, y2: H - mb, class: "nr-axis" }));
+    g.appendChild(el("svg:text", { x: ml, y: 13, class: "nr-place__ctitle" }, title));
+    g.appendChild(el("svg:line", { x1: ml, y1: mt, x2: ml, y2: H - mb, class: "nr-place__axis" }));
+    g.appendChild(el("svg:line", { x1: ml, y1: H - mb, x2: W - mr, y2: H - mb, class: "nr-place__axis" }));
     var ticks = opt.log ? [] : [lo, (lo + hi) / 2, hi];
     if (opt.log) for (var e = lo; e <= hi; e++) ticks.push(e);
     ticks.forEach(function (v) {
       var txt = opt.log ? String(Number(Math.pow(10, v).toPrecision(1))) : fmt(v, Math.abs(hi - lo) < 5 ? 1 : 0);
-      g.appendChild(svg("text", { x: ml - 4, y: Y(v) + 4, "text-anchor": "end" }, txt.replace("-", "\u2212")));
+      g.appendChild(el("svg:text", { x: ml - 4, y: Y(v) + 4, "text-anchor": "end" }, txt.replace("-", "\u2212")));
     });
-    g.appendChild(svg("text", { x: ml, y: H - 12, "text-anchor": "middle" }, String(x0)));
-    g.appendChild(svg("text", { x: W - mr, y: H - 12, "text-anchor": "end" }, String(x1)));
-    g.appendChild(svg("text", { x: (ml + W - mr) / 2, y: H - 2, "text-anchor": "middle" }, opt.xLabel));
+    g.appendChild(el("svg:text", { x: ml, y: H - 12, "text-anchor": "middle" }, String(x0)));
+    g.appendChild(el("svg:text", { x: W - mr, y: H - 12, "text-anchor": "end" }, String(x1)));
+    g.appendChild(el("svg:text", { x: (ml + W - mr) / 2, y: H - 2, "text-anchor": "middle" }, opt.xLabel));
     if (opt.hline !== undefined) {
-      g.appendChild(svg("line", { x1: ml, y1: Y(opt.hline), x2: W - mr, y2: Y(opt.hline), class: "nr-axis", "stroke-dasharray": "2 3" }));
+      g.appendChild(el("svg:line", { x1: ml, y1: Y(opt.hline), x2: W - mr, y2: Y(opt.hline), class: "nr-place__axis", "stroke-dasharray": "2 3" }));
     }
     series.forEach(function (sr) {
       var pts = [], parts = [];
@@ -93,35 +81,31 @@ nrWidgets.register("placement-compare", function (el, ctx) {
       });
       if (pts.length) parts.push(pts);
       parts.forEach(function (p) {
-        g.appendChild(svg("polyline", { class: "nr-place__line nr-place__line--" + sr.cls, points: p.join(" "), "data-nr-points": p.length }));
+        g.appendChild(el("svg:polyline", { class: "nr-place__line nr-place__line--" + sr.cls, points: p.join(" "), "data-nr-points": p.length }));
       });
     });
     return g;
   }
 
   function row(name, va, vb, key) {
-    var tr = node("tr"), ta = node("td", null, va), tb = node("td", null, vb);
-    ta.setAttribute("data-nr-value", key + ".a");
-    tb.setAttribute("data-nr-value", key + ".b");
-    tr.append(node("th", null, name), ta, tb);
-    table.appendChild(tr);
+    table.appendChild(el("tr", null, [el("th", { scope: "row" }, name), el("td", { "data-nr-value": key + ".a" }, va),
+                                      el("td", { "data-nr-value": key + ".b" }, vb)]));
   }
   function finalText(f) {
     if (f.final === null) return L.diverged;
     return fmt(f.final, 2);
   }
 
-  function update() {
+  function update(announce) {
     var va = a.el.value, vb = b.el.value, k = s.el.value;
     var set = sets.filter(function (x) { return x.key === k; })[0];
-    el.setAttribute("data-nr-a", va);
-    el.setAttribute("data-nr-b", vb);
-    el.setAttribute("data-nr-setting", k);
+    w.setAttribute("data-nr-a", va);
+    w.setAttribute("data-nr-b", vb);
+    w.setAttribute("data-nr-setting", k);
     while (legend.firstChild) legend.removeChild(legend.firstChild);
     [["a", va], ["b", vb]].forEach(function (p) {
-      var sw = node("span", "nr-place__swatch nr-place__swatch--" + p[0]);
-      sw.setAttribute("aria-hidden", "true");
-      legend.append(sw, node("span", "nr-place__name", D.names[p[1]]));
+      legend.append(el("span", { class: "nr-place__swatch nr-place__swatch--" + p[0], "aria-hidden": "true" }),
+                    el("span", { class: "nr-place__name" }, D.names[p[1]]));
     });
     while (charts.firstChild) charts.removeChild(charts.firstChild);
     // The deeper of the measured stacks is charted; both are in the table.
@@ -143,9 +127,8 @@ nrWidgets.register("placement-compare", function (el, ctx) {
     charts.append(g1, g2, g3);
 
     while (table.firstChild) table.removeChild(table.firstChild);
-    var head = node("tr");
-    head.append(node("th", null, ""), node("th", null, D.names[va]), node("th", null, D.names[vb]));
-    var thead = node("thead"); thead.appendChild(head); table.appendChild(thead);
+    table.appendChild(el("thead", null, el("tr", null, [el("td"), el("th", { scope: "col" }, D.names[va]),
+                                                         el("th", { scope: "col" }, D.names[vb])])));
     row(L.gradRatio, fmt(D.grad.ratio[va], 2), fmt(D.grad.ratio[vb], 2), "grad_ratio");
     depths.forEach(function (n) {
       var g = D.stream[n].growth;
@@ -153,7 +136,11 @@ nrWidgets.register("placement-compare", function (el, ctx) {
     });
     row(L.final.replace("{s}", settingName(set)), finalText(fa), finalText(fb), "final");
     row(L.failed, fa.diverged + " / " + fa.stalled + " / " + fa.seeds, fb.diverged + " / " + fb.stalled + " / " + fb.seeds, "failed");
+    if (announce) {
+      status.textContent = ctx.fill(L.status, { a: D.names[va], b: D.names[vb], setting: settingName(set),
+                                                fa: finalText(fa), fb: finalText(fb) });
+    }
+    w.setAttribute("data-nr-updates", String(++updates));
   }
-  [a.el, b.el, s.el].forEach(function (e) { e.addEventListener("change", update); });
-  update();
+  update(false);
 });
