@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .bilingual import bilingual_text
+
 __all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
 
 DATA = Path(__file__).with_name("glossary.yml")
@@ -131,23 +133,6 @@ def default() -> Glossary:
     return load(DATA)
 
 
-def _bilingual(errors: list[str], where: str, field: str, value) -> dict[str, str]:
-    if not isinstance(value, dict):
-        errors.append(f"{where}: {field!r} must be a mapping with 'zh' and 'en' text, got {type(value).__name__}")
-        return {lang: "" for lang in LANGS}
-    extra = sorted(set(value) - set(LANGS))
-    if extra:
-        errors.append(f"{where}: {field!r} has unknown language(s) {extra}; expected only 'zh' and 'en'")
-    out = {}
-    for lang in LANGS:
-        text = value.get(lang)
-        if not isinstance(text, str) or not text.strip():
-            errors.append(f"{where}: {field!r} has no {lang!r} text (both languages are required)")
-            text = ""
-        out[lang] = " ".join(text.split()) if field != "definition" else text.strip()
-    return out
-
-
 def _str_list(errors: list[str], where: str, field: str, value) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -188,7 +173,7 @@ def parse(raw, source: str = "glossary data") -> Glossary:
         if not isinstance(g, dict) or not isinstance(g.get("id"), str):
             errors.append(f"group #{i + 1}: needs an 'id' and 'zh'/'en' titles")
             continue
-        title = _bilingual(errors, f"group {g['id']!r}", "title", {k: g.get(k) for k in LANGS})
+        title = bilingual_text(errors, f"group {g['id']!r}", "title", {k: g.get(k) for k in LANGS})
         groups.append(Group(g["id"], title))
     group_ids = {g.id for g in groups}
     if not groups:
@@ -218,9 +203,9 @@ def parse(raw, source: str = "glossary data") -> Glossary:
         group = t.get("group")
         if group not in group_ids:
             errors.append(f"{where}: group {group!r} is not one of {sorted(group_ids)}")
-        name = _bilingual(errors, where, "name", t.get("name"))
-        short = _bilingual(errors, where, "short", t.get("short"))
-        definition = _bilingual(errors, where, "definition", t.get("definition"))
+        name = bilingual_text(errors, where, "name", t.get("name"))
+        short = bilingual_text(errors, where, "short", t.get("short"))
+        definition = bilingual_text(errors, where, "definition", t.get("definition"), keep_paragraphs=True)
         for lang in LANGS:
             s = short[lang]
             if "$" in s or "](" in s or "\n" in s:

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from normref.bilingual import bilingual_text
+
 __all__ = [
     "DATA", "LANGS", "VERDICTS", "DIRECTIVE", "Claim", "Group", "Ledger", "LedgerError",
     "load", "parse", "anchors", "check_evidence", "check_tests", "check_values", "render_markdown", "expand",
@@ -107,25 +109,6 @@ class Ledger:
 # ---------------------------------------------------------------- load / validate
 
 
-def _text(errors: list[str], where: str, field: str, value) -> dict[str, str]:
-    if not isinstance(value, dict):
-        errors.append(f"{where}: {field!r} must be a mapping with 'zh' and 'en' text, got {type(value).__name__}")
-        return {lang: "" for lang in LANGS}
-    extra = sorted(set(value) - set(LANGS))
-    if extra:
-        errors.append(f"{where}: {field!r} has unknown language(s) {extra}; expected only 'zh' and 'en'")
-    out = {}
-    for lang in LANGS:
-        v = value.get(lang)
-        if not isinstance(v, str) or not v.strip():
-            errors.append(f"{where}: {field!r} has no {lang!r} text (both languages are required)")
-            v = ""
-        if "\n\n" in v.strip():
-            errors.append(f"{where}: {field!r} in {lang!r} must be one paragraph")
-        out[lang] = " ".join(v.split())
-    return out
-
-
 def parse(raw, source: str = "claim ledger") -> Ledger:
     """Validate already-parsed YAML and build the Ledger; raises LedgerError listing every problem."""
     if not isinstance(raw, dict) or set(raw) != {"groups"}:
@@ -144,7 +127,7 @@ def parse(raw, source: str = "claim ledger") -> Ledger:
         extra = sorted(set(g) - {"id", "title", "claims"})
         if extra:
             errors.append(f"{gwhere}: unknown key(s) {extra}")
-        title = _text(errors, gwhere, "title", g.get("title"))
+        title = bilingual_text(errors, gwhere, "title", g.get("title"), one_paragraph=True)
         claims: list[Claim] = []
         raw_claims = g.get("claims")
         if not isinstance(raw_claims, list) or not raw_claims:
@@ -177,8 +160,8 @@ def parse(raw, source: str = "claim ledger") -> Ledger:
                 errors.append(f"{where}: 'test' must name a test as 'tests/FILE.py::NAME', got {test!r}")
                 test = ""
             claims.append(Claim(
-                id=cid, claim=_text(errors, where, "claim", c.get("claim")), met=_text(errors, where, "met", c.get("met")),
-                verdict=verdict, why=_text(errors, where, "why", c.get("why")), evidence=evidence, test=test,
+                id=cid, verdict=verdict, evidence=evidence, test=test,
+                **{k: bilingual_text(errors, where, k, c.get(k), one_paragraph=True) for k in ("claim", "met", "why")},
             ))
         groups.append(Group(g["id"], title, tuple(claims)))
     if errors:

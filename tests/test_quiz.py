@@ -39,8 +39,8 @@ def test_quiz_text_no_longer_says_about_20_layers():
 @pytest.mark.parametrize("mutate, message", [
     (lambda x: x.update(answer=7), "'answer' must be the index of one of its"),
     (lambda x: x.update(answer=True), "'answer' must be the index"),
-    (lambda x: x["prompt"].pop("en"), "prompt has no 'en' text"),
-    (lambda x: x["options"][0].update(zh=""), "option A: option has no 'zh' text"),
+    (lambda x: x["prompt"].pop("en"), "'prompt' has no 'en' text"),
+    (lambda x: x["options"][0].update(zh=""), "option A: 'option' has no 'zh' text"),
     (lambda x: x.update(options=[{"zh": "一", "en": "one"}]), "'options' must be a list of 2 to"),
     (lambda x: x.update(hint="no"), "unknown key"),
     (lambda x: x.update(id="Not An Id"), "'id' must be lowercase"),

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from . import dataset
+from ..bilingual import bilingual_text
 
 __all__ = ["DATA", "LANGS", "LETTERS", "QUIZ", "QuizError", "load", "parse", "quiz"]
 
@@ -26,23 +27,6 @@ _KEYS = {"id", "prompt", "options", "answer", "explain"}
 
 class QuizError(ValueError):
     """The quiz data is invalid; the message names every bad question."""
-
-
-def _text(errors: list[str], where: str, field: str, value) -> dict[str, str]:
-    if not isinstance(value, dict):
-        errors.append(f"{where}: {field} must be a mapping with 'zh' and 'en' text, got {type(value).__name__}")
-        return {lang: "" for lang in LANGS}
-    extra = sorted(set(value) - set(LANGS))
-    if extra:
-        errors.append(f"{where}: {field} has unknown language(s) {extra}")
-    out = {}
-    for lang in LANGS:
-        v = value.get(lang)
-        if not isinstance(v, str) or not v.strip():
-            errors.append(f"{where}: {field} has no {lang!r} text (both languages are required)")
-            v = ""
-        out[lang] = " ".join(v.split())
-    return out
 
 
 def parse(raw, source: str = "quiz data") -> list[dict]:
@@ -68,13 +52,13 @@ def parse(raw, source: str = "quiz data") -> list[dict]:
         extra = sorted(set(q) - _KEYS)
         if extra:
             errors.append(f"{where}: unknown key(s) {extra}")
-        prompt = _text(errors, where, "prompt", q.get("prompt"))
-        explain = _text(errors, where, "explain", q.get("explain"))
+        prompt = bilingual_text(errors, where, "prompt", q.get("prompt"))
+        explain = bilingual_text(errors, where, "explain", q.get("explain"))
         raw_opts = q.get("options")
         if not isinstance(raw_opts, list) or len(raw_opts) < 2 or len(raw_opts) > len(LETTERS):
             errors.append(f"{where}: 'options' must be a list of 2 to {len(LETTERS)} options")
             raw_opts = []
-        options = [_text(errors, f"{where}, option {LETTERS[k] if k < len(LETTERS) else k}", "option", o)
+        options = [bilingual_text(errors, f"{where}, option {LETTERS[k] if k < len(LETTERS) else k}", "option", o)
                    for k, o in enumerate(raw_opts)]
         answer = q.get("answer")
         if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < max(len(options), 1):
