@@ -19,7 +19,7 @@ def test_deepnorm_constants_follow_the_torchscale_formula():
     alphas = [deepnorm_decoder(m)[0] for m in DEEPNORM_DEPTHS]
     assert alphas == sorted(alphas)
     for bad in (0, -3, 2.5, True, "12"):
-        with pytest.raises(ValueError, match="n_layers"):
+        with pytest.raises(ValueError, match="n_layer"):
             deepnorm_decoder(bad)
 
 

@@ -49,16 +49,11 @@ def _attn_weight_ratio() -> str:
 
 
 def deepnorm_decoder(n_layers: int) -> tuple[float, float]:
-    """DeepNorm's (α, β) for a decoder-only model of ``n_layers`` layers: α = (2M)^{1/4}, β = (8M)^{-1/4}.
+    """DeepNorm's (α, β) for a decoder-only model of ``n_layers`` layers, from normref.blocks (one formula:
+    α = (2M)^{1/4}, β = (8M)^{-1/4}, the official microsoft/torchscale code; see REFERENCES.md)."""
+    from ..blocks import deepnorm_alpha, deepnorm_beta
 
-    From the official microsoft/torchscale code (REFERENCES.md); the paper's
-    §4.3 gives the encoder-decoder constants. α multiplies the residual before
-    the LN, x ← LN(α·x + f(x)); β scales the initialisation of the FFN and of
-    attention's value and output projections.
-    """
-    if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers <= 0:
-        raise ValueError(f"n_layers must be a positive integer, got {n_layers!r}")
-    return (2 * n_layers) ** 0.25, (8 * n_layers) ** -0.25
+    return deepnorm_alpha(n_layers), deepnorm_beta(n_layers)
 
 
 DEEPNORM_DEPTHS = (12, 30, 100, 1000)
