@@ -131,20 +131,13 @@ def grad_per_layer(variants: tuple = VARIANTS, n_layer: int = GRAD["n_layer"], d
 
         tb = toll_booth_grads(**kw)
         out.update({v: tb[v] for v in ("post", "pre") if v in variants})
+    from .toll_booth import ffn_grad_rows
+
+    model_kw = dict(n_layer=n_layer, d_model=d_model, n_head=n_head, vocab_size=vocab_size, block_size=block_size,
+                    norm=norm)
     for v in variants:
-        if v in out:
-            continue
-        rows = []
-        for seed in seeds:
-            model = _model(v, seed, n_layer=n_layer, d_model=d_model, n_head=n_head, vocab_size=vocab_size,
-                           block_size=block_size, norm=norm)
-            g = torch.Generator().manual_seed(10_000 + seed)
-            idx = torch.randint(vocab_size, (batch, block_size + 1), generator=g)
-            _, loss = model(idx[:, :-1], idx[:, 1:])
-            loss.backward()
-            rows.append([math.sqrt(sum(float(p.grad.square().sum()) for p in b.mlp.parameters() if p.dim() == 2))
-                         for b in model.blocks])
-        out[v] = np.array(rows)
+        if v not in out:
+            out[v] = ffn_grad_rows(lambda seed: _model(v, seed, **model_kw), seeds, vocab_size, block_size, batch)
     return out
 
 

@@ -57,19 +57,25 @@ def grad_per_layer(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"
     if len(seeds) < 1:
         raise ValueError("seeds must name at least one seed")
     out = {"layers": np.arange(1, n_layer + 1), "seeds": tuple(seeds), "norm": norm}
+    kw = dict(n_layer=n_layer, d_model=d_model, n_head=n_head, vocab_size=vocab_size, block_size=block_size, norm=norm)
     for placement in ("post", "pre"):
-        rows = []
-        for seed in seeds:
-            model = _model(placement, seed, n_layer=n_layer, d_model=d_model, n_head=n_head,
-                           vocab_size=vocab_size, block_size=block_size, norm=norm)
-            g = torch.Generator().manual_seed(10_000 + seed)
-            idx = torch.randint(vocab_size, (batch, block_size + 1), generator=g)
-            _, loss = model(idx[:, :-1], idx[:, 1:])
-            loss.backward()
-            rows.append([math.sqrt(sum(float(p.grad.square().sum()) for p in b.mlp.parameters() if p.dim() == 2))
-                         for b in model.blocks])
-        out[placement] = np.array(rows)
+        out[placement] = ffn_grad_rows(lambda seed: _model(placement, seed, **kw), seeds, vocab_size, block_size, batch)
     return out
+
+
+def ffn_grad_rows(make_model, seeds, vocab_size: int, block_size: int, batch: int) -> np.ndarray:
+    """(seeds, layers): ‖∂loss/∂W‖_F of each block's FFN weight matrices after one backward pass of
+    ``make_model(seed)`` on uniformly random tokens (seeded by 10 000 + seed, the same for every layout)."""
+    rows = []
+    for seed in seeds:
+        model = make_model(seed)
+        g = torch.Generator().manual_seed(10_000 + seed)
+        idx = torch.randint(vocab_size, (batch, block_size + 1), generator=g)
+        _, loss = model(idx[:, :-1], idx[:, 1:])
+        loss.backward()
+        rows.append([math.sqrt(sum(float(p.grad.square().sum()) for p in b.mlp.parameters() if p.dim() == 2))
+                     for b in model.blocks])
+    return np.array(rows)
 
 
 # ------------------------------------------------------------------ 2. residual stream at init
