@@ -153,6 +153,30 @@ def test_quiz_and_claim_ledger_use_one_vocabulary(lang):
     assert not problems, "\n".join(problems)
 
 
+def notebook_prose(source: str) -> str:
+    """The Markdown cells of a jupytext percent-format notebook, as a page's prose (line numbers kept)."""
+    out, in_md = [], False
+    for line in source.split("\n"):
+        if line.startswith("# %%"):
+            in_md = "[markdown]" in line
+            out.append("")
+        elif in_md and (line.startswith("# ") or line == "#"):
+            out.append(line[2:])
+        else:
+            out.append("")
+    return prose("\n".join(out))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_notebook_prose_uses_one_vocabulary(lang):
+    """The notebooks' Markdown cells are read like pages (they open in Colab without the site around them)."""
+    problems = []
+    for nb in sorted((ROOT / "docs" / lang / "notebooks").glob("*.py")):
+        for line, variant, owner in _hits(notebook_prose(nb.read_text(encoding="utf-8")), lang):
+            problems.append(f"docs/{lang}/notebooks/{nb.name}:{line}: {variant!r} (the glossary says: {owner})")
+    assert not problems, "banned variants in notebooks:\n  " + "\n  ".join(problems)
+
+
 def test_chinese_pages_use_full_width_quotes_and_bold():
     problems = []
     for page in pages("zh"):

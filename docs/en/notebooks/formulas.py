@@ -13,7 +13,7 @@
 #
 # The formulas page states each identity and each bound with a number next to it; this notebook computes
 # them with the same normref functions, so you can change the input and watch the number move:
-# LayerNorm as RMSNorm of the centred vector, why the length is √d, the LayerNorm Jacobian, and
+# LayerNorm as RMSNorm of the mean-centered vector, why the length is √d, the LayerNorm Jacobian, and
 # softmax saturation. All inputs are synthetic and seeded.
 #
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` from this
@@ -29,7 +29,7 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib")):
     # %pip install -q "normref[plot] @ NORMREF_WHEEL_URL"
 
 # %% [markdown]
-# ## LayerNorm is RMSNorm of the centred vector
+# ## LayerNorm is RMSNorm of the mean-centered vector
 
 # %%
 import numpy as np

