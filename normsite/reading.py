@@ -1,0 +1,150 @@
+"""Reading aids: zoomable figures, glossary entries that search finds first, the
+term pairs for side-by-side reading (对照阅读).
+
+Everything here rewrites rendered HTML or produces small files; it knows nothing
+of MkDocs (hooks/reading.py wires it in).
+
+Zoomable figures. Each figure image (the light and the dark variant of a
+``[[figure: …]]``) is wrapped in a link to its full-size SVG: without
+JavaScript that link opens the picture on its own; with it, site.js opens it in
+GLightbox on the first click (loading GLightbox then, and only then). GLightbox
+comes from the pinned ``mkdocs-glightbox`` package, but not through its MkDocs
+plugin: the plugin re-serialises every page with Lexbor (on this site that
+re-cut the search index's sections and changed every page's bytes) and links
+GLightbox's 70 KB from every page's head, which the page-weight budget cannot
+carry. So we copy its two files and do the wrapping ourselves (a regex on our
+own figure markup).
+
+Search. Material indexes a glossary entry as a section: its heading is the
+section's title (boosted 1000× over body text), the rest is text. A reader who
+types an alias or the other language's name only hit the entry's body, where
+every entry that mentions the word competes with it. ``index_term_forms`` adds
+every name and alias of the term to its heading, in a ``hidden`` span: search
+indexes it as title text, while readers and screen readers see the heading as
+before (the visible entry lists the same names). The table of contents is made
+from the Markdown before this runs, so it is unchanged. That alone does not
+make an entry the first result for its own name: Lunr ORs prefix terms and
+knows no exact match ("RMS" also matches RMSNorm's heading, "RMSNorm" matches
+Pre-RMSNorm's). So the site runs its own search worker, Material's own plus one
+rule: a query equal to a glossary name or alias puts that entry first
+(overrides/assets/javascripts/workers/search-names.js; ``use_search_worker``
+points each page's Material config at it).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from importlib import resources
+
+__all__ = ["glightbox_files", "zoomable_figures", "index_term_forms", "term_pairs_json", "use_search_worker",
+           "ZOOM_CLASS", "FORMS_SEP", "SEARCH_WORKER"]
+
+ZOOM_CLASS = "nr-zoom"
+
+# ---------------------------------------------------------------- zoomable figures
+
+_FIGURE = re.compile(r'(<figure\b[^>]*\bclass="[^"]*\bnr-figure\b[^"]*"[^>]*>)(.*?)(</figure>)', re.S)
+_IMG = re.compile(r'<img\b[^>]*>')
+_SRC = re.compile(r'\bsrc="([^"]+)"')
+
+
+def glightbox_files() -> dict[str, bytes]:
+    """GLightbox's script and stylesheet from the installed mkdocs-glightbox package,
+    keyed by the site path they are served at."""
+    pkg = resources.files("mkdocs_glightbox") / "glightbox"
+    return {
+        "assets/javascripts/glightbox.min.js": (pkg / "glightbox.min.js").read_bytes(),
+        "assets/stylesheets/glightbox.min.css": (pkg / "glightbox.min.css").read_bytes(),
+    }
+
+
+def zoomable_figures(content: str) -> tuple[str, int]:
+    """Wrap each image of each ``<figure class="nr-figure">`` in a link to its own file.
+
+    The link keeps the image's ``#only-light`` / ``#only-dark`` fragment, so the
+    stylesheet can hide the link of the variant the theme hides (else a keyboard
+    would stop on an invisible link). Returns the new HTML and the number of
+    images wrapped. Images already inside a link are left alone.
+    """
+    if not isinstance(content, str):
+        raise TypeError(f"content must be a str of HTML, got {type(content).__name__}")
+    count = 0
+
+    def wrap_figure(m: re.Match) -> str:
+        nonlocal count
+        body = m.group(2)
+        if "<a " in body:
+            return m.group(0)
+
+        def wrap(img: re.Match) -> str:
+            nonlocal count
+            src = _SRC.search(img.group(0))
+            if src is None:
+                return img.group(0)
+            count += 1
+            return f'<a class="{ZOOM_CLASS}" href="{src.group(1)}">{img.group(0)}</a>'
+
+        return m.group(1) + _IMG.sub(wrap, body) + m.group(3)
+
+    return _FIGURE.sub(wrap_figure, content), count
+
+
+# ---------------------------------------------------------------- search: the entry's own names
+
+FORMS_SEP = " \u00b7 "  # " · ": the visible heading never contains it (a test checks)
+_ENTRY = re.compile(r'(<h([1-6])\b[^>]*\bid="([^"]+)"[^>]*>)(.*?)(<a class="headerlink"|</h\2>)', re.S)
+_CLASS_TERM = re.compile(r'\bclass="[^"]*\bnr-gloss-term\b')
+
+
+def index_term_forms(content: str, glossary, lang: str) -> tuple[str, int]:
+    """Put every name and alias of each glossary entry into its heading, hidden.
+
+    ``content`` is the rendered glossary page; entries are the headings with class
+    ``nr-gloss-term`` whose id is a term id. The span holds every form, each after
+    ``FORMS_SEP`` (the search worker splits the indexed title there). Returns the
+    new HTML and the number of headings changed.
+    """
+    if lang not in ("zh", "en"):
+        raise ValueError(f"lang must be 'zh' or 'en', got {lang!r}")
+    terms = {t.id: t for t in glossary.terms}
+    sep = FORMS_SEP
+    changed = 0
+
+    def add(m: re.Match) -> str:
+        nonlocal changed
+        open_tag, _, tid, inner, end = m.groups()
+        term = terms.get(tid)
+        if term is None or not _CLASS_TERM.search(open_tag):
+            return m.group(0)
+        # Every form, the visible ones too: the search worker reads the names from here.
+        extra = term.forms()
+        changed += 1
+        span = f'<span class="nr-gloss-forms" hidden>{sep}{html.escape(sep.join(extra), quote=False)}</span>'
+        return open_tag + inner + span + end
+
+    return _ENTRY.sub(add, content), changed
+
+
+# ---------------------------------------------------------------- side by side: term pairs
+
+
+def term_pairs_json(glossary) -> str:
+    """``{id: {"zh": name, "en": name}}`` for every term, as compact JSON (read by pair.js,
+    which shows the pair, e.g. 残差流 / residual stream, in glossary tooltips)."""
+    return json.dumps({t.id: {"zh": t.name["zh"], "en": t.name["en"]} for t in glossary.terms},
+                      ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+# ---------------------------------------------------------------- search: the worker
+
+SEARCH_WORKER = "search-names.js"  # in assets/javascripts/workers/, beside Material's (it needs ../lunr)
+_CONFIG_WORKER = re.compile(r'("search":\s*"[^"]*workers/)(search\.[0-9a-f]+\.min\.js)"')
+
+
+def use_search_worker(page_html: str) -> tuple[str, int]:
+    """Point the page's Material config (``<script id="__config">``) at our search
+    worker, which loads Material's (named in ``?w=``). Returns the HTML and the
+    number of replacements (1 on a Material page, 0 where there is no search)."""
+    return _CONFIG_WORKER.subn(lambda m: f'{m.group(1)}{SEARCH_WORKER}?w={m.group(2)}"', page_html, count=1)
