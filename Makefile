@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test browser-deps figures perf clean
+.PHONY: setup build serve test browser-deps figures perf pdf clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,12 @@ serve: $(STAMP)
 
 test: $(STAMP) browser-deps
 	$(PY) -m pytest
+
+# The print edition as PDFs, site/normref-zh.pdf and site/normref-en.pdf (tools/pdf.py):
+# a fresh build, then each language's print/ page printed by Debian's Chromium
+# ($CHROMIUM to use another installed one); the home page then links them.
+pdf: build
+	$(PY) tools/pdf.py site
 
 # Measure the performance budgets and print them as ratios (README, performance section).
 perf: $(STAMP)
