@@ -33,10 +33,10 @@ serve: $(STAMP)
 test: $(STAMP) browser-deps
 	$(PY) -m pytest
 
-# The print edition as PDFs, site/normref-zh.pdf and site/normref-en.pdf (tools/pdf.py):
-# a fresh build, then each language's print/ page printed by Debian's Chromium
-# ($CHROMIUM to use another installed one); the home page then links them.
-pdf: build
+# The print edition as PDFs, site/normref-zh.pdf and site/normref-en.pdf (tools/pdf.py),
+# from the site `make build` made: each language's print/ page printed by Debian's
+# Chromium ($CHROMIUM, or another installed Chromium/Chrome); the home page then links them.
+pdf: $(STAMP)
 	$(PY) tools/pdf.py site
 
 # Measure the performance budgets and print them as ratios (README, performance section).

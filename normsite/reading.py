@@ -73,16 +73,13 @@ def zoomable_figures(content: str) -> tuple[str, int]:
     count = 0
 
     def wrap_figure(m: re.Match) -> str:
-        nonlocal count
         body = m.group(2)
-        if "<a " in body:
-            return m.group(0)
 
         def wrap(img: re.Match) -> str:
             nonlocal count
             src = _SRC.search(img.group(0))
-            if src is None:
-                return img.group(0)
+            if src is None or re.search(r"<a\b[^>]*>\s*$", body[:img.start()]):
+                return img.group(0)  # no source, or already inside a link
             count += 1
             return f'<a class="{ZOOM_CLASS}" href="{src.group(1)}">{img.group(0)}</a>'
 

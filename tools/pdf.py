@@ -4,10 +4,10 @@
 
 The built site is served on 127.0.0.1 (a free port) and each print page is
 printed by Chromium through Playwright's page.pdf: Debian's /usr/bin/chromium,
-or the browser named by $CHROMIUM (the Pages workflow uses the runner's Chrome);
-never a downloaded one. The page is printed in the light scheme, after every
-image has loaded and every web font (KaTeX's) is ready; Chinese text is set in
-the system's CJK font (fonts-noto-cjk), which Chromium embeds as real text.
+the browser named by $CHROMIUM, or an installed Chromium/Chrome (the Pages
+workflow's runner has one); never a downloaded one. The page is printed in the light scheme, after every
+image has loaded and every web font is ready (KaTeX's, and the print page's
+own CJK font: normsite.printed.cjk_font), so Chinese is embedded as real text.
 Then SITE/print/pdf.json (and en/print/pdf.json) are rewritten with the PDF's
 address, so the home page and the print page show their PDF link.
 """
@@ -31,12 +31,13 @@ LANGS = ("zh", "en")
 
 
 def chromium() -> str:
-    """The browser to print with: $CHROMIUM, else Debian's chromium."""
-    exe = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
-    found = shutil.which(exe) or (exe if os.access(exe, os.X_OK) else None)
-    if not found:
-        raise SystemExit(f"no browser at {exe}: install Debian's chromium (`make browser-deps`) or set CHROMIUM")
-    return found
+    """The browser to print with: $CHROMIUM, else Debian's /usr/bin/chromium, else an
+    installed Chromium or Chrome on PATH (a CI runner's). Never a downloaded one."""
+    for exe in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
+        found = exe and (shutil.which(exe) or (exe if os.access(exe, os.X_OK) else None))
+        if found:
+            return found
+    raise SystemExit("no Chromium found: install Debian's chromium (`make browser-deps`) or set CHROMIUM")
 
 
 @contextlib.contextmanager
