@@ -69,6 +69,8 @@ def on_page_content(html, page, config, files):
 
 def on_post_page(output, page, config):
     output, _ = reading.use_search_worker(output)
+    if page.file.src_uri == PRINT_PAGE:  # the whole page: its header and menus are printed too
+        _state["cjk_font"] = printed.cjk_font(printed.cjk_chars(output))
     return output
 
 
@@ -90,7 +92,6 @@ def on_page_context(context, page, config, nav):
     if "<p>[[print-edition]]</p>" not in page.content:
         raise ValueError(f"{PRINT_PAGE}: [[print-edition]] must stand alone in a paragraph")
     page.content = assets + page.content.replace("<p>[[print-edition]]</p>", body)
-    _state["cjk_font"] = printed.cjk_font(printed.cjk_chars(page.content))
     return context
 
 
