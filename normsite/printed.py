@@ -6,7 +6,7 @@ the nav, so a page added later is in the edition with no code change) and
 returns one HTML body:
 
 - a contents list, then each chapter in a ``<section>`` that starts on a new
-  printed page;
+  printed page (the contents and links to a chapter lead to its title);
 - every id is prefixed with the chapter's slug (``toll-booth--evidence-2``), so
   the chapters' ids cannot collide, and every link to a page or section that is
   in the edition points inside it; other links (a notebook, a download, a paper)
@@ -111,13 +111,24 @@ def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None =
     if len(set(urls)) != len(urls):
         raise ValueError(f"chapters must have distinct URLs, got {urls}")
     inside = {c.url: slug(c.url) for c in chapters}
+    soups, top = [], {}
+    for c in chapters:
+        soup = BeautifulSoup(c.html, "html.parser")
+        h1 = soup.find("h1", id=True)
+        # A chapter is reached at its title. The <section> itself carries no id: Material
+        # names each code block after its closest ancestor with an id (__code_<id>), so an
+        # id there would give every code block of the chapter the same one.
+        top[c.url] = f"{inside[c.url]}--{h1['id']}" if h1 is not None else inside[c.url]
+        if h1 is None:
+            soup.insert(0, soup.new_tag("a", id=f"__{inside[c.url]}"))
+            top[c.url] = f"{inside[c.url]}--__{inside[c.url]}"
+        soups.append(soup)
     out = []
     math = False
     toc = ['<ol class="nr-print-contents">']
-    for c in chapters:
+    for c, soup in zip(chapters, soups):
         s = inside[c.url]
-        toc.append(f'<li><a href="#{s}">{_esc(c.title)}</a></li>')
-        soup = BeautifulSoup(c.html, "html.parser")
+        toc.append(f'<li><a href="#{top[c.url]}">{_esc(c.title)}</a></li>')
         for el in soup.select(DROP):
             el.decompose()
         for link in soup.select("link"):
@@ -151,10 +162,11 @@ def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None =
                 continue
             path, frag = target
             if attr == "href" and path in inside:
-                el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{inside[path]}"
+                el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{top[path]}"
             else:
                 el[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
-        out.append(f'<section class="nr-print-chapter" id="{s}" aria-label="{_esc(c.title)}">\n{soup.decode()}\n</section>')
+        out.append(f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
+                   f'{soup.decode()}\n</section>')
     toc.append("</ol>")
     head = []
     if math and katex_css:

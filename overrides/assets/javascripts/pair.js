@@ -77,7 +77,8 @@
   // The other language's article, made safe to sit in this page.
   function adopt(art, url, names) {
     var c = document.importNode(art, true);
-    c.querySelectorAll("script, template, link, style, .headerlink, .md-content__button, [data-nr-widget]")
+    c.querySelectorAll("script, template, link, style, .headerlink, .md-content__button, [data-nr-widget], " +
+                       'a[id*="__codelineno"]')  // empty line-number anchors: only targets, and ids go
       .forEach(function (e) { e.remove(); });
     c.querySelectorAll("[href]").forEach(function (e) { e.setAttribute("href", new URL(e.getAttribute("href"), url).href); });
     c.querySelectorAll("[src]").forEach(function (e) { e.setAttribute("src", new URL(e.getAttribute("src"), url).href); });
@@ -210,9 +211,14 @@
     var l = nrSite.langs(), url = nrSite.here("other");
     if (!l.other || !url) return Promise.resolve();
     art.setAttribute("aria-busy", "true");
+    var hash = location.hash, t0 = Date.now();
     return Promise.all([other(url), pairs()]).then(function (got) {
       if (mine !== run || !art.isConnected) return;
       build(art, adopt(got[0], url, got[1]), l.other.lang, url, got[1]);
+      // The rows moved the text: if the reader came for a #section (a link, the table
+      // of contents, the language switch) a moment ago, show it again.
+      var t = hash && location.hash === hash && document.getElementById(decodeURIComponent(hash.slice(1)));
+      if (t && Date.now() - t0 < 2000) t.scrollIntoView();
     }).catch(function (err) {
       if (mine !== run) return;
       var p = document.createElement("p");
