@@ -11,8 +11,9 @@
   (SOURCE_DATE_EPOCH, the commit's time); print/pdf.json says no PDF yet
   (tools/pdf.py, `make pdf`, rewrites it); the print page's own CJK font is
   written to assets/fonts/print-cjk.ttf after the build;
-- on_post_page / on_post_template: point Material's config at our search
-  worker (Material's own, plus "a glossary name's entry comes first").
+- on_files / on_post_page / on_post_template: our search worker (Material's,
+  plus "a glossary name's entry comes first") is served, and each page's
+  Material config points at it.
 
 Listed after the other hooks, so it sees the page with math typeset and terms linked.
 """
@@ -22,7 +23,9 @@ from __future__ import annotations
 import os
 import posixpath
 import time
+from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from normref import glossary as gl
@@ -43,9 +46,18 @@ def _rel(page, path: str) -> str:
     return posixpath.relpath(path, here)
 
 
+def _material_worker(config) -> str:
+    found = [p for d in config.theme.dirs for p in Path(d).glob("assets/javascripts/workers/search.*.min.js")]
+    if not found:
+        raise PluginError("reading: Material's search worker (assets/javascripts/workers/search.*.min.js) not found")
+    return found[0].read_text(encoding="utf-8")
+
+
 def on_files(files, config):
     for path, content in reading.glightbox_files().items():
         files.append(File.generated(config, path, content=content))
+    files.append(File.generated(config, f"assets/javascripts/workers/{reading.SEARCH_WORKER}",
+                                content=reading.search_worker(_material_worker(config))))
     files.append(File.generated(config, "assets/nr-terms.json", content=reading.term_pairs_json(gl.default())))
     if files.get_file_from_path(PRINT_PAGE) is not None:
         files.append(File.generated(config, "print/pdf.json", content=printed.pdf_manifest(_lang(config), None)))

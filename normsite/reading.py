@@ -26,9 +26,11 @@ from the Markdown before this runs, so it is unchanged. That alone does not
 make an entry the first result for its own name: Lunr ORs prefix terms and
 knows no exact match ("RMS" also matches RMSNorm's heading, "RMSNorm" matches
 Pre-RMSNorm's). So the site runs its own search worker, Material's own plus one
-rule: a query equal to a glossary name or alias puts that entry first
-(overrides/assets/javascripts/workers/search-names.js; ``use_search_worker``
-points each page's Material config at it).
+rule: a query equal to a glossary name or alias puts that entry first.
+Material lets a site bring its own worker (the "search" entry of each page's
+config); ``search_worker`` writes ours as normsite/search_names.js followed by
+Material's worker, unchanged, in one file (so a page fetches one worker script,
+as before, 1.6 KB longer), and ``use_search_worker`` points each page at it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import json
 import re
 from importlib import resources
 
-__all__ = ["glightbox_files", "zoomable_figures", "index_term_forms", "term_pairs_json", "use_search_worker",
+__all__ = ["glightbox_files", "zoomable_figures", "index_term_forms", "term_pairs_json", "use_search_worker", "search_worker",
            "ZOOM_CLASS", "FORMS_SEP", "SEARCH_WORKER"]
 
 ZOOM_CLASS = "nr-zoom"
@@ -50,12 +52,22 @@ _IMG = re.compile(r'<img\b[^>]*>')
 _SRC = re.compile(r'\bsrc="([^"]+)"')
 
 
+_PLYR = re.compile(rb'https://cdn\.plyr\.io/[^"\']*')
+
+
 def glightbox_files() -> dict[str, bytes]:
     """GLightbox's script and stylesheet from the installed mkdocs-glightbox package,
-    keyed by the site path they are served at."""
+    keyed by the site path they are served at.
+
+    GLightbox's defaults name a CDN for Plyr, its video player, fetched only for a video
+    slide. We show images only, and the site names no other host: the defaults are
+    emptied (ValueError if they are not where they were, say after an upgrade)."""
     pkg = resources.files("mkdocs_glightbox") / "glightbox"
+    js, n = _PLYR.subn(b"", (pkg / "glightbox.min.js").read_bytes())
+    if n != 2:
+        raise ValueError(f"glightbox.min.js: expected Plyr's two CDN defaults (css, js), found {n}")
     return {
-        "assets/javascripts/glightbox.min.js": (pkg / "glightbox.min.js").read_bytes(),
+        "assets/javascripts/glightbox.min.js": js,
         "assets/stylesheets/glightbox.min.css": (pkg / "glightbox.min.css").read_bytes(),
     }
 
@@ -136,12 +148,19 @@ def term_pairs_json(glossary) -> str:
 
 # ---------------------------------------------------------------- search: the worker
 
-SEARCH_WORKER = "search-names.js"  # in assets/javascripts/workers/, beside Material's (it needs ../lunr)
+SEARCH_WORKER = "search-names.js"  # in assets/javascripts/workers/, beside Material's (it loads ../lunr)
 _CONFIG_WORKER = re.compile(r'("search":\s*"[^"]*workers/)(search\.[0-9a-f]+\.min\.js)"')
 
 
+def search_worker(material_worker: str) -> str:
+    """Our search worker: the rule in normsite/search_names.js, then Material's worker."""
+    if "addEventListener" not in material_worker or "postMessage" not in material_worker:
+        raise ValueError("material_worker does not look like Material's search worker (no message handling)")
+    rule = resources.files("normsite").joinpath("search_names.js").read_text(encoding="utf-8")
+    return rule + "\n" + material_worker
+
+
 def use_search_worker(page_html: str) -> tuple[str, int]:
-    """Point the page's Material config (``<script id="__config">``) at our search
-    worker, which loads Material's (named in ``?w=``). Returns the HTML and the
-    number of replacements (1 on a Material page, 0 where there is no search)."""
-    return _CONFIG_WORKER.subn(lambda m: f'{m.group(1)}{SEARCH_WORKER}?w={m.group(2)}"', page_html, count=1)
+    """Point the page's Material config (``<script id="__config">``) at our search worker.
+    Returns the HTML and the number of replacements (1 on a Material page)."""
+    return _CONFIG_WORKER.subn(lambda m: f'{m.group(1)}{SEARCH_WORKER}"', page_html, count=1)
