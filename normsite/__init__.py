@@ -9,3 +9,11 @@ The arrows point one way: ``normsite`` imports ``normref``; ``normref`` never
 imports ``normsite`` (a test enforces this). ``normsite`` is not part of the
 normref wheel that readers install.
 """
+
+LANGS = ("zh", "en")
+
+
+class SiteError(Exception):
+    """A page cannot be built: the message names the page and the culprit (a bad
+    directive, a failing snippet, a formula KaTeX cannot parse). The MkDocs hooks
+    turn it into a failed build."""

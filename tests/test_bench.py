@@ -14,7 +14,8 @@ import pytest
 import torch
 
 import normref.nn as nnr
-from normref import bench, cache, csstrim, figures, results, values
+from normref import bench, cache, figures, results, values
+from normsite import csstrim
 
 ROOT = Path(__file__).resolve().parent.parent
 

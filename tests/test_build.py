@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from conftest import ROOT, build_site, lang_root, pages
 from normref import figures, values
+from normsite import SiteError, assets
+from normsite.build import Site
 
 pytestmark = pytest.mark.build
 
@@ -156,20 +156,8 @@ def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, tmp_path
 # ------------------------------------------------------------------ the hook fails loudly, naming the culprit
 
 
-def _hook():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("normref_site_hook", ROOT / "hooks" / "normref_site.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _page(src="broken.md", url="broken/"):
-    return SimpleNamespace(file=SimpleNamespace(src_uri=src), url=url)
-
-
-CONFIG = SimpleNamespace(theme={"language": "en"})
+def _site():
+    return Site("en", ROOT / "docs" / "en")
 
 
 @pytest.mark.parametrize("directive,words", [
@@ -178,39 +166,37 @@ CONFIG = SimpleNamespace(theme={"language": "en"})
     ("[[snippet: nope.py]]", "snippet 'nope.py' not found"),
 ])
 def test_broken_reference_fails_the_build_naming_it(directive, words):
-    with pytest.raises(PluginError) as info:
-        _hook().on_page_markdown(f"text {directive} text", page=_page(), config=CONFIG, files=None)
+    with pytest.raises(SiteError) as info:
+        _site().page_markdown(f"text {directive} text", "broken.md", [])
     assert "broken.md" in str(info.value) and words in str(info.value)
 
 
 def test_bad_formula_fails_the_build_naming_it():
     html = r'<p><span class="arithmatex">\(\frac{1}{\)</span></p>'
-    with pytest.raises(PluginError, match=r"broken\.md: KaTeX cannot typeset"):
-        _hook().on_page_content(html, page=_page(), config=CONFIG, files=None)
+    with pytest.raises(SiteError, match=r"broken\.md: KaTeX cannot typeset"):
+        _site().page_html(html, "broken.md", "broken/", None)
 
 
 def test_math_page_gets_the_stylesheet_and_plain_page_does_not():
-    hook = _hook()
-    out = hook.on_page_content(r'<p><span class="arithmatex">\(x^2\)</span></p>', page=_page(url="a/b/"), config=CONFIG,
-                               files=None)
+    site = _site()
+    out = site.page_html(r'<p><span class="arithmatex">\(x^2\)</span></p>', "a/b.md", "a/b/", None)
     assert '<link rel="stylesheet" href="../../assets/katex/katex.min.css">' in out and 'class="katex"' in out
-    assert "katex" not in hook.on_page_content("<p>no math</p>", page=_page(), config=CONFIG, files=None)
+    assert "katex" not in site.page_html("<p>no math</p>", "broken.md", "broken/", None)
 
 
 def test_widget_page_gets_the_loader_and_plain_page_does_not():
-    hook = _hook()
-    out = hook.on_page_content('<div class="nr-widget" data-nr-widget="quiz" hidden></div>', page=_page(url="a/b/"),
-                               config=CONFIG, files=None)
+    site = _site()
+    out = site.page_html('<div class="nr-widget" data-nr-widget="quiz" hidden></div>', "a/b.md", "a/b/", None)
     assert '<link rel="stylesheet" href="../../assets/stylesheets/widgets.css">' in out
     assert '<script src="../../assets/javascripts/widgets.js" defer></script>' in out
-    plain = hook.on_page_content("<p>no widget</p>", page=_page(), config=CONFIG, files=None)
+    plain = site.page_html("<p>no widget</p>", "broken.md", "broken/", None)
     assert "widgets." not in plain
 
 
 @pytest.mark.parametrize("url, href", [("", "assets/x.css"), ("a/b/", "../../assets/x.css"),
                                        ("404.html", "assets/x.css"), ("notebooks/x.html", "../assets/x.css")])
 def test_injected_assets_are_relative_to_the_page(url, href):
-    assert _hook()._asset(SimpleNamespace(url=url), "x.css") == href
+    assert assets.asset(url, "x.css") == href
 
 
 def test_only_widget_pages_carry_widget_bytes(site):

@@ -218,7 +218,7 @@ def test_front_matter_parsed_and_toc_clean(site, lang, page):
     html = (lang_root(site, lang) / page / "index.html").read_text(encoding="utf-8")
     soup = BeautifulSoup(html, "html.parser")
     md = (ROOT / "docs" / lang / f"{page}.md").read_text(encoding="utf-8")
-    title = next(line[2:].strip() for line in md.splitlines() if line.startswith("# "))
+    title = next(re.sub(r"\s*\{[^}]*\}$", "", line[2:]).strip() for line in md.splitlines() if line.startswith("# "))
     assert soup.find("article").find("h1").get_text(strip=True).rstrip("¶") == title
     assert "description:" not in soup.find("article").get_text()
     meta = soup.find("meta", attrs={"name": "description"})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import re
 import shutil
@@ -15,6 +14,9 @@ import yaml
 from bs4 import BeautifulSoup
 
 from normref import glossary as gl
+from normsite import SiteError
+from normsite import glossary as sg
+from normsite.build import Site
 
 from conftest import ROOT, lang_root, pages
 
@@ -140,27 +142,21 @@ def test_load_rejects_missing_file(tmp_path):
         gl.load(tmp_path / "nope.yml")
 
 
-def test_build_fails_on_a_missing_see_also_target(raw, tmp_path, monkeypatch):
-    """The hook turns a GlossaryError into a failed build (PluginError) that names the term."""
-    from mkdocs.exceptions import PluginError
-
+def test_build_fails_on_a_missing_see_also_target(raw, tmp_path):
+    """A GlossaryError fails the build (SiteError, which the hook reports as a PluginError) naming the term."""
     _term(raw, "pre-ln")["see_also"].append("sandwich-ln")
     bad = tmp_path / "glossary.yml"
     bad.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("glossary_hook", ROOT / "hooks" / "glossary.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
-    monkeypatch.setattr(hook.gl, "DATA", bad)
-    with pytest.raises(PluginError, match=r"'pre-ln'.*'sandwich-ln' is not a term"):
-        hook.on_config(None)
+    with pytest.raises(SiteError, match=r"'pre-ln'.*'sandwich-ln' is not a term"):
+        Site("en", tmp_path, glossary_path=bad)
 
 
 # ---------------------------------------------------------------- page markdown (unit)
 
 
 def test_render_markdown_links_only_pages_in_the_build(g):
-    without = gl.render_markdown(g, "en", {})
-    with_page = gl.render_markdown(g, "en", {"formulas.md": "Formulas"})
+    without = sg.render_markdown(g, "en", {})
+    with_page = sg.render_markdown(g, "en", {"formulas.md": "Formulas"})
     assert "(formulas.md)" not in without
     n = sum(1 for t in g.terms if t.page == "formulas.md")
     assert with_page.count("[Formulas](formulas.md)") == n > 0
@@ -168,11 +164,11 @@ def test_render_markdown_links_only_pages_in_the_build(g):
         assert f"{{ #{t.id} .nr-gloss-term }}" in without
         if t.formula:
             assert f"$$\n{t.formula}\n$$" in without
-    zh = gl.render_markdown(g, "zh")
+    zh = sg.render_markdown(g, "zh")
     assert "### 均方根归一化（RMSNorm） { #rmsnorm .nr-gloss-term }" in zh
     assert "**中文:** 均方根归一化" in without
     with pytest.raises(ValueError, match="lang"):
-        gl.render_markdown(g, "de")
+        sg.render_markdown(g, "de")
 
 
 # ---------------------------------------------------------------- linking (unit)
@@ -184,7 +180,7 @@ def _links(html: str) -> list[tuple[str, str]]:
 
 
 def test_links_inside_chinese_text_longest_first(g):
-    out, ids = gl.link_terms("<p>现代模型用均方根归一化替代层归一化，归一化本身很便宜。</p>", g, "zh", "../glossary/")
+    out, ids = sg.link_terms("<p>现代模型用均方根归一化替代层归一化，归一化本身很便宜。</p>", g, "zh", "../glossary/")
     assert _links(out) == [("rmsnorm", "均方根归一化"), ("layernorm", "层归一化"), ("normalization", "归一化")]
     assert 'href="../glossary/#rmsnorm"' in out
     assert f'title="{g.get("rmsnorm").short["zh"]}"' in out
@@ -192,20 +188,20 @@ def test_links_inside_chinese_text_longest_first(g):
 
 
 def test_links_first_occurrence_only_and_consumes_repeats(g):
-    out, _ = gl.link_terms("<p>均方根归一化很简单。再说一遍均方根归一化。</p><p>RMSNorm 与 RMSNorm</p>", g, "zh", "g/")
+    out, _ = sg.link_terms("<p>均方根归一化很简单。再说一遍均方根归一化。</p><p>RMSNorm 与 RMSNorm</p>", g, "zh", "g/")
     # the second 均方根归一化 must not link its parts 均方根 (RMS) or 归一化
     assert _links(out) == [("rmsnorm", "均方根归一化")]
 
 
 def test_latin_boundaries_and_case(g):
-    out, _ = gl.link_terms(
+    out, _ = sg.link_terms(
         "<p>RMSNorms and BRMS are not RMS; O(d sqrt(ln d)) is not LN. Warmup and residual streams are.</p>", g, "en", "g/"
     )
     assert _links(out) == [("rms", "RMS"), ("layernorm", "LN"), ("warmup", "Warmup"), ("residual-stream", "residual streams")]
 
 
 def test_optional_space_between_chinese_and_latin_and_avoid(g):
-    out, _ = gl.link_terms("<p>协方差矩阵不是方差。L2范数就是向量长度。</p>", g, "zh", "g/")
+    out, _ = sg.link_terms("<p>协方差矩阵不是方差。L2范数就是向量长度。</p>", g, "zh", "g/")
     assert _links(out) == [("variance", "方差"), ("l2-norm", "L2范数")]
 
 
@@ -216,7 +212,7 @@ def test_skips_code_headings_links_math_and_scripts(g):
         '<span class="nr-noterm">warmup</span></p><script>var s = "<b>Jacobian</b>";</script>'
         "<!-- HBM --><p>&lt;SRAM&gt; &amp; HBM</p>"
     )
-    out, ids = gl.link_terms(html, g, "en", "g/")
+    out, ids = sg.link_terms(html, g, "en", "g/")
     assert ids == {"sram", "hbm"}
     # markup and everything skipped is byte-identical
     assert re.sub(r'<a class="nr-term"[^>]*>([^<]*)</a>', r"\1", out) == html
@@ -224,7 +220,7 @@ def test_skips_code_headings_links_math_and_scripts(g):
 
 def test_link_terms_rejects_bad_lang(g):
     with pytest.raises(ValueError, match="lang"):
-        gl.link_terms("<p>x</p>", g, "fr", "g/")
+        sg.link_terms("<p>x</p>", g, "fr", "g/")
 
 
 # ---------------------------------------------------------------- built pages
@@ -381,7 +377,7 @@ class SiteIndex:
 
     def jieba_terms(self, query: str) -> list[str]:
         """The query cut as the build cuts text: jieba (same added words), then the separator."""
-        tok = gl.segmenter()
+        tok = sg.segmenter()
         q = _HAN_RUN.sub(lambda m: "\u200b" + "\u200b".join(tok.cut(m.group(0))) + "\u200b", query)
         return [t.lower() for t in self.sep.split(q) if t and t.lower() not in self.stop]
 
@@ -397,7 +393,7 @@ def indexes(site) -> dict[str, SiteIndex]:
 
 
 def test_search_cases_cover_every_name_alias_and_subword(g):
-    cases = gl.search_cases(g)
+    cases = sg.search_cases(g)
     for lang in LANGS:
         got = {(c.term, c.query) for c in cases if c.lang == lang}
         for t in g.terms:
@@ -411,7 +407,7 @@ def test_search_cases_cover_every_name_alias_and_subword(g):
 @pytest.mark.build
 def test_every_term_and_alias_is_found_by_search_in_both_sites(indexes):
     failures = []
-    cases = gl.search_cases()
+    cases = sg.search_cases()
     for c in cases:
         idx = indexes[c.lang]
         if c.anchor not in idx.docs:
@@ -479,7 +475,7 @@ def test_materials_own_search_worker_finds_every_entry(site):
     after typing Chinese: Material reads the query on keyup, and text inserted by
     an IME or by Playwright's insertText fires none.)
     """
-    cases = gl.search_cases()
+    cases = sg.search_cases()
     failures = []
     for lang in LANGS:
         lc = [c for c in cases if c.lang == lang]

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from conftest import LANGS, ROOT, build_site, lang_root, pages
+from normsite import notebooks, release
 
 ARTIFACTS = ROOT / "test-artifacts"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
@@ -160,12 +161,11 @@ def test_sitemap_is_dated_by_the_commit_not_the_clock(site):
 
 
 def test_source_date_epoch_is_kept_when_given(monkeypatch):
-    hook = _load("normref_site_hook_release", ROOT / "hooks" / "normref_site.py")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
-    hook._default_source_date_epoch()
+    release.default_source_date_epoch()
     assert os.environ["SOURCE_DATE_EPOCH"] == "86400"
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    hook._default_source_date_epoch()
+    release.default_source_date_epoch()
     if commit_date() is not None:
         assert os.environ["SOURCE_DATE_EPOCH"].isdigit()
 
@@ -338,11 +338,10 @@ def test_every_notebook_page_offers_its_ipynb(site):
 
 
 def test_notebook_ipynb_and_page_cell_ids_are_stable():
-    hook = _load("normref_site_hook_nb", ROOT / "hooks" / "normref_site.py")
     src = _notebook_sources("en")[0]
-    assert hook.notebook_ipynb(str(src)) == hook.notebook_ipynb(str(src))
+    assert notebooks.ipynb_text(str(src)) == notebooks.ipynb_text(str(src))
     html = '<div id="cell-id=ab12"></div><div id="cell-id=ff00"></div><a href="#cell-id=ab12"></a>'
-    assert hook._stable_cell_ids(html) == '<div id="cell-id=cell-0"></div><div id="cell-id=cell-1"></div>' \
+    assert notebooks.stable_cell_ids(html) == '<div id="cell-id=cell-0"></div><div id="cell-id=cell-1"></div>' \
                                           '<a href="#cell-id=cell-0"></a>'
 
 

@@ -2,7 +2,7 @@
 
 The glossary filter matches what is typed against these forms (both names and
 every alias) and shows or hides the entry rendered under ``#id`` by
-:func:`normref.glossary.render_markdown`; the page order is the data's order.
+:func:`normsite.glossary.render_markdown`; the page order is the data's order.
 """
 
 from __future__ import annotations

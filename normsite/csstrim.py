@@ -28,7 +28,7 @@ from pathlib import Path
 
 import tinycss2
 
-from . import cache
+from normref import cache
 
 __all__ = ["used_tokens", "prune_css", "trim_html"]
 
@@ -167,7 +167,7 @@ def trim_html(html: str) -> str:
     h = hashlib.sha256()
     for part in [m.group(2) for m in blocks] + [" ".join(sorted(t)) for t in tokens]:
         h.update(part.encode() + b"\0")
-    key = cache.make_key("csstrim", "page", h.hexdigest(), ("normref.csstrim",))
+    key = cache.make_key("csstrim", "page", h.hexdigest(), ("normsite.csstrim",))
     hit = cache.get("csstrim", key, ".json")
     if hit is not None:
         sheets = json.loads(hit)

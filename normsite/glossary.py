@@ -1,0 +1,316 @@
+"""The glossary on the site: its pages, its links in running text, its search checks.
+
+The data and its validation are ``normref.glossary`` (one YAML file); this
+module turns it into Markdown (``render_markdown``: the ``[[glossary]]``
+directive), links the first occurrence of each term on every page with its
+short definition as a tooltip (``link_terms``), and lists what a reader may
+type into the search box and which entry must answer (``search_cases``).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from normref.glossary import GLOSSARY_PAGE, LANGS, Glossary, Term, default, is_han
+
+__all__ = ["render_markdown", "heading", "link_terms", "glossary_href", "SearchCase", "search_cases", "segmenter",
+           "subwords"]
+
+# ---------------------------------------------------------------- page
+
+
+_LABELS = {
+    "zh": {"short": "简述", "other": "English", "aliases": "别名", "see": "参见", "page": "详解", "colon": "：", "space": "", "list": "、"},
+    "en": {"short": "In short", "other": "中文", "aliases": "Also", "see": "See also", "page": "Explained on", "colon": ":", "space": " ", "list": ", "},
+}
+
+
+def heading(term: Term, lang: str) -> str:
+    """The entry's heading: the name in the page's language (zh adds the English name)."""
+    if lang == "zh" and term.name["zh"] != term.name["en"]:
+        return f"{term.name['zh']}（{term.name['en']}）"
+    return term.name[lang]
+
+
+def _attr(s: str) -> str:
+    return html.escape(s, quote=True)
+
+
+def render_markdown(glossary: Glossary, lang: str, pages: Mapping[str, str] | None = None) -> str:
+    """Markdown for the glossary page body, grouped.
+
+    ``pages`` maps the docs paths present in this build to their titles (from the nav).
+
+    The "explained on" link is written only when its page is in ``pages``: pages
+    arrive from several branches, and a link to a missing page would fail the
+    strict build. Once the page lands, the link appears by itself.
+    """
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    lab = _LABELS[lang]
+
+    def label(key: str) -> str:
+        return f"**{lab[key]}{lab['colon']}**{lab['space']}"
+
+    other = "en" if lang == "zh" else "zh"
+    pages = pages or {}
+    out: list[str] = []
+    for group in glossary.groups:
+        members = [t for t in glossary.terms if t.group == group.id]
+        if not members:
+            continue
+        out.append(f"## {group.title[lang]} {{ #group-{group.id} }}\n")
+        for t in members:
+            out.append(f"### {heading(t, lang)} {{ #{t.id} .nr-gloss-term }}\n")
+            out.append(label("short") + f"{t.short[lang]}\n")
+            out.append(t.definition[lang] + "\n")
+            if t.formula:
+                out.append(f"$$\n{t.formula}\n$$\n")
+            items = []
+            # The other language's name and every alias are visible text, so the
+            # search index holds them in this entry's section.
+            if t.name[other] != t.name[lang] and not (lang == "zh" and t.name[other] in heading(t, lang)):
+                items.append("- " + label("other") + t.name[other])
+            if t.aliases:
+                items.append("- " + label("aliases") + lab["list"].join(t.aliases))
+            if t.see_also:
+                links = []
+                for sid in t.see_also:
+                    s = glossary.get(sid)
+                    links.append(f'<a href="#{sid}" title="{_attr(s.short[lang])}">{html.escape(s.name[lang])}</a>')
+                items.append("- " + label("see") + lab["list"].join(links))
+            if t.page and t.page in pages:
+                title = pages[t.page] or t.page
+                items.append("- " + label("page") + f"[{title}]({t.page})")
+            if items:
+                out.append("\n".join(items) + "\n")
+    return "\n".join(out)
+
+
+def glossary_href(page_url: str, glossary_url: str) -> str:
+    """The glossary page's URL relative to a page's URL (both as MkDocs gives them, e.g. "a/b/")."""
+    base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
+    href = posixpath.relpath(glossary_url or ".", base or ".")
+    if glossary_url.endswith("/") and not href.endswith("/"):
+        href += "/"
+    return href
+
+
+# ---------------------------------------------------------------- links in running text
+#
+# Python-Markdown's `abbr` extension finds terms with \b...\b. In Chinese text
+# there is no space between words, so \b never falls inside 用均方根归一化替代 and
+# `abbr` cannot mark 均方根归一化 there. So we match ourselves, on the text nodes
+# of the rendered HTML:
+# - longest spelling first, leftmost first: 均方根归一化 wins over 归一化, RMSNorm over RMS;
+# - Latin spellings need a word boundary on their Latin edges (RMS is not found in
+#   RMSNorms or in BRMS), Chinese spellings need none (there are no spaces to find);
+# - short or acronym-like Latin spellings (RMS, LN, HBM, Pre-LN, RMSNorm) match their
+#   case exactly, so "ln d" (a logarithm) is not LayerNorm; longer lowercase ones
+#   (warmup, residual stream) match any case and an optional plural "s";
+# - a space between Chinese and Latin characters is optional (L2 范数 = L2范数);
+# - per term, `avoid` lists longer words that contain a spelling but mean
+#   something else (方差 inside 协方差);
+# - only the first occurrence of each term per page is linked, and later
+#   occurrences are still consumed, so a second 均方根归一化 does not link 归一化.
+# Skipped: code, pre, kbd, existing links, headings, KaTeX output, scripts and
+# styles, SVG, form controls, <summary>/<label>, and anything inside class="nr-noterm".
+
+_SKIP_TAGS = frozenset(
+    "a abbr button code dfn h1 h2 h3 h4 h5 h6 kbd label math option pre samp script select style summary svg textarea title".split()
+)
+_SKIP_CLASS = re.compile(r"""\bclass\s*=\s*["'][^"']*(?<![\w-])(?:katex[\w-]*|arithmatex|nr-noterm|nr-gloss-term)(?![\w-])""")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_MARKUP = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<(script|style)\b.*?</\1\s*>|<[!?/]?[A-Za-z][^>]*>", re.S | re.I)
+_TAGNAME = re.compile(r"<(/?)([A-Za-z][\w:-]*)")
+# Character references, and TeX that was not typeset (still $...$ or \(...\) in
+# the text), are copied untouched: text is linked only between them.
+_UNTOUCHED = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);|\$\$.*?\$\$|\$[^$\n]+\$|\\\(.*?\\\)|\\\[.*?\\\])", re.S)
+
+
+def _case_sensitive(form: str) -> bool:
+    return len(form) <= 4 or re.search(r"[A-Z]{2}", form) is not None
+
+
+def _form_pattern(form: str) -> str:
+    parts = []
+    for i, ch in enumerate(form):
+        if ch.isspace():
+            prev, nxt = form[i - 1], form[i + 1]
+            # Chinese writers put a space between Chinese and Latin text, or not.
+            parts.append(r"\s?" if is_han(prev) != is_han(nxt) else r"\s+")
+        else:
+            parts.append(re.escape(ch))
+    pat = "".join(parts)
+    sensitive = _case_sensitive(form) or is_han(form)
+    if not sensitive and form[-1].isalpha() and form[-1] != "s":
+        pat += "s?"
+    if not sensitive:
+        pat = f"(?i:{pat})"
+    if re.match(r"[A-Za-z0-9]", form):
+        pat = r"(?<![A-Za-z0-9_])" + pat
+    if re.search(r"[A-Za-z0-9]$", form):
+        pat += r"(?![A-Za-z0-9_])"
+    return pat
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    regex: re.Pattern
+    group_term: dict[str, Term]
+    group_form: dict[str, str]
+
+
+@functools.lru_cache(maxsize=8)
+def _matcher(glossary: Glossary) -> _Matcher:
+    entries = [(f, t) for t in glossary.terms for f in t.link_forms()]
+    entries.sort(key=lambda e: (-len(e[0]), e[0]))  # longest first: at one position the first alternative wins
+    alts, group_term, group_form = [], {}, {}
+    for i, (form, term) in enumerate(entries):
+        g = f"t{i}"
+        alts.append(f"(?P<{g}>{_form_pattern(form)})")
+        group_term[g], group_form[g] = term, form
+    return _Matcher(re.compile("|".join(alts)), group_term, group_form)
+
+
+def _avoided(text: str, start: int, end: int, form: str, term: Term) -> bool:
+    for word in term.avoid:
+        k = word.find(form)
+        while k >= 0:
+            if text[start - k:start - k + len(word)] == word:
+                return True
+            k = word.find(form, k + 1)
+    return False
+
+
+def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: set[str] | None = None) -> tuple[str, set[str]]:
+    """Link the first occurrence of each glossary term in the text of rendered HTML.
+
+    ``href`` is the glossary page's URL relative to the page (e.g. ``../glossary/``);
+    each link is ``<a class="nr-term" href="{href}#{id}" title="{short}">`` whose
+    ``title`` becomes Material's tooltip (feature ``content.tooltips``). Markup is
+    copied byte for byte; only text outside skipped elements changes.
+    Returns the new HTML and the ids of the terms linked.
+    """
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    m = _matcher(glossary)
+    linked = set() if linked is None else linked
+
+    def link_text(text: str) -> str:
+        pieces = []
+        for i, piece in enumerate(_UNTOUCHED.split(text)):
+            if i % 2 or not piece:
+                pieces.append(piece)
+                continue
+            out, pos = [], 0
+            for hit in m.regex.finditer(piece):
+                g = hit.lastgroup
+                term, form = m.group_term[g], m.group_form[g]
+                if term.id in linked or _avoided(piece, hit.start(), hit.end(), form, term):
+                    continue
+                linked.add(term.id)
+                out.append(piece[pos:hit.start()])
+                out.append(
+                    f'<a class="nr-term" href="{_attr(href)}#{term.id}" title="{_attr(term.short[lang])}">{hit.group(0)}</a>'
+                )
+                pos = hit.end()
+            out.append(piece[pos:])
+            pieces.append("".join(out))
+        return "".join(pieces)
+
+    out: list[str] = []
+    pos = 0
+    skip_tag: str | None = None  # the element we are inside of and must not touch
+    depth = 0
+    for tag in _MARKUP.finditer(content):
+        text = content[pos:tag.start()]
+        out.append(link_text(text) if skip_tag is None and text.strip() else text)
+        out.append(tag.group(0))
+        pos = tag.end()
+        t = _TAGNAME.match(tag.group(0))
+        if t is None or tag.group(1):  # comment, doctype, or a whole script/style element
+            continue
+        closing, name = t.group(1) == "/", t.group(2).lower()
+        self_closing = tag.group(0).endswith("/>") or name in _VOID
+        if skip_tag is None:
+            if not closing and not self_closing and (name in _SKIP_TAGS or _SKIP_CLASS.search(tag.group(0))):
+                skip_tag, depth = name, 1
+        elif name == skip_tag and not self_closing:
+            depth += -1 if closing else 1
+            if depth == 0:
+                skip_tag = None
+    text = content[pos:]
+    out.append(link_text(text) if skip_tag is None and text.strip() else text)
+    return "".join(out), linked
+
+
+# ---------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class SearchCase:
+    """A query a reader may type in one language's site, and the entry it must find."""
+
+    lang: str
+    query: str
+    term: str
+    kind: str  # "zh name", "en name", "alias", "sub-word"
+
+    @property
+    def anchor(self) -> str:
+        """Location of the entry relative to the language's site root, as in search_index.json
+        (MkDocs' default use_directory_urls: glossary.md is served as glossary/)."""
+        return f"{GLOSSARY_PAGE[:-3]}/#{self.term}"
+
+
+@functools.lru_cache(maxsize=1)
+def segmenter():
+    """A jieba tokenizer set up like the site build's (same added words), for tests and tools."""
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    tok = jieba.Tokenizer()
+    for part in default().jieba_parts:
+        tok.add_word(part)
+    return tok
+
+
+def subwords(term: Term, tokenizer=None) -> list[str]:
+    """Chinese sub-words of the zh name: jieba's segments of two or more characters."""
+    tok = tokenizer or segmenter()
+    out = []
+    for run in re.findall(r"[\u3400-\u9fff]+", term.name["zh"]):
+        segs = [s for s in tok.cut(run) if len(s) >= 2 and is_han(s)]
+        if len(segs) > 1 or (segs and segs[0] != term.name["zh"]):
+            out += [s for s in segs if s != term.name["zh"]]
+    return list(dict.fromkeys(out))
+
+
+def search_cases(glossary: Glossary | None = None) -> list[SearchCase]:
+    """Every (language, query, expected entry) the search must answer, both sites.
+
+    Each term must be found by its zh name, its en name, every alias, and each
+    Chinese sub-word of its zh name (归一化 finds 层归一化 and 均方根归一化), in
+    the Chinese and in the English site. A browser test can type these into the
+    real search box.
+    """
+    g = glossary or default()
+    cases = []
+    for lang in LANGS:
+        for t in g.terms:
+            seen = set()
+            for kind, q in [("zh name", t.name["zh"]), ("en name", t.name["en"])] + [("alias", a) for a in t.aliases] + [
+                ("sub-word", s) for s in subwords(t)
+            ]:
+                if q not in seen:
+                    seen.add(q)
+                    cases.append(SearchCase(lang, q, t.id, kind))
+    return cases
