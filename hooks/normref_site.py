@@ -29,7 +29,7 @@ def _fail_build(fn):  # a SiteError names the page and the culprit; MkDocs repor
 
 @_fail_build
 def on_config(config):
-    site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir)
+    site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir, config.site_dir)
     config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url)
     import jieba  # Material's search segments Chinese with jieba: teach it the glossary's word parts
 
@@ -42,7 +42,7 @@ def on_config(config):
 
 @_fail_build
 def on_files(files: Files, config):
-    for uri, content in _state["site"].generated({f.src_uri: f.abs_src_path for f in files}):
+    for uri, content in _state["site"].generated({f.src_uri: f.abs_src_path for f in files}, config.theme.dirs):
         files.append(File.generated(config, uri, content=content))
     return files
 

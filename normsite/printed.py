@@ -42,12 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-__all__ = ["Chapter", "assemble", "slug", "PDF_NAME", "pdf_manifest", "cjk_font", "cjk_chars", "CJK_RANGES",
-           "CJK_FONT_PATH"]
+__all__ = ["Chapter", "assemble", "print_page", "stamp", "slug", "PDF_NAME", "PRINT_PAGE", "pdf_manifest", "cjk_font",
+           "cjk_chars", "CJK_RANGES", "CJK_FONT_PATH"]
 
 ID_ATTRS = ("for", "aria-labelledby", "aria-describedby", "aria-controls")
 DROP = "script, template, style, .headerlink, .md-content__button, [data-nr-widget], .nr-widget"
 PDF_NAME = "normref-{lang}.pdf"  # at the root of the whole site (site/), one per language
+PRINT_PAGE = "print.md"  # docs/<lang>/print.md: the print edition's page (not in the nav)
+EDITION = "<p>[[print-edition]]</p>"  # where the chapters go: the directive alone in a paragraph
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,7 @@ def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None =
                 math = True
             link.decompose()
         for img in soup.select('img[src*="#only-dark"]'):
-            (img.parent if img.parent is not None and img.parent.name == "a" else img).decompose()
+            img.decompose()
         for a in soup.select("a.nr-zoom"):
             a.unwrap()
         for img in soup.select("img[src]"):
@@ -172,6 +174,29 @@ def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None =
     if math and katex_css:
         head.append(f'<link rel="stylesheet" href="{_relative(katex_css, print_url)}">')
     return "\n".join(head + ["".join(toc)] + out)
+
+
+def stamp(markdown: str) -> str:
+    """[[print-date]] -> the build's date (SOURCE_DATE_EPOCH: the commit's time, so two builds agree)."""
+    import os
+    import time
+
+    t = time.gmtime(int(os.environ.get("SOURCE_DATE_EPOCH") or time.time()))
+    return markdown.replace("[[print-date]]", time.strftime("%Y-%m-%d", t))
+
+
+def print_page(content: str, url: str, pages) -> str:
+    """The print page (its HTML, whole or its content) with [[print-edition]] replaced by its
+    stylesheet and the PDF link's script (relative: any sub-path), then the chapters: the
+    Markdown pages among ``pages`` ((docs path, url, title, content) in reading order), itself
+    and notebooks left out."""
+    if EDITION not in content:
+        raise ValueError("[[print-edition]] must stand alone in a paragraph")
+    chapters = [Chapter(u, t or "", c or "") for src, u, t, c in pages if src.endswith(".md") and src != PRINT_PAGE]
+    body = assemble(chapters, url, katex_css="assets/katex/katex.min.css")
+    links = (f'<link rel="stylesheet" href="{_relative("assets/stylesheets/print.css", url)}">\n'
+             f'<script src="{_relative("assets/javascripts/pdf-link.js", url)}" defer></script>\n')
+    return content.replace(EDITION, links + body)
 
 
 def _esc(s: str) -> str:

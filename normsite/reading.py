@@ -4,8 +4,8 @@ term pairs for side-by-side reading (对照阅读).
 Everything here rewrites rendered HTML or produces small files; it knows nothing
 of MkDocs (hooks/reading.py wires it in).
 
-Zoomable figures. Each figure image (the light and the dark variant of a
-``[[figure: …]]``) is wrapped in a link to its full-size SVG: without
+Zoomable figures. The images of each figure (the light and the dark variant of a
+``[[figure: …]]``) are wrapped in one link to the full-size SVG: without
 JavaScript that link opens the picture on its own; with it, site.js opens it in
 GLightbox on the first click (loading GLightbox then, and only then). GLightbox
 comes from the pinned ``mkdocs-glightbox`` package, but not through its MkDocs
@@ -30,7 +30,8 @@ rule: a query equal to a glossary name or alias puts that entry first.
 Material lets a site bring its own worker (the "search" entry of each page's
 config); ``search_worker`` writes ours as normsite/search_names.js followed by
 Material's worker, unchanged, in one file (so a page fetches one worker script,
-as before, 1.6 KB longer), and ``use_search_worker`` points each page at it.
+as before, 1.6 KB longer), named like Material's with ``nr-search.`` for
+``search.``; overrides/main.html makes every page's config (404.html's too) name it.
 """
 
 from __future__ import annotations
@@ -40,15 +41,15 @@ import json
 import re
 from importlib import resources
 
-__all__ = ["glightbox_files", "zoomable_figures", "index_term_forms", "term_pairs_json", "use_search_worker", "search_worker",
-           "ZOOM_CLASS", "FORMS_SEP", "SEARCH_WORKER"]
+__all__ = ["glightbox_files", "zoomable_figures", "index_term_forms", "term_pairs_json", "search_worker",
+           "ZOOM_CLASS", "FORMS_SEP", "SEARCH_WORKER_PREFIX"]
 
 ZOOM_CLASS = "nr-zoom"
 
 # ---------------------------------------------------------------- zoomable figures
 
 _FIGURE = re.compile(r'(<figure\b[^>]*\bclass="[^"]*\bnr-figure\b[^"]*"[^>]*>)(.*?)(</figure>)', re.S)
-_IMG = re.compile(r'<img\b[^>]*>')
+_IMGS = re.compile(r'<img\b[^>]*>(?:\s*<img\b[^>]*>)*')  # a figure's images, one after another
 _SRC = re.compile(r'\bsrc="([^"]+)"')
 
 
@@ -73,29 +74,32 @@ def glightbox_files() -> dict[str, bytes]:
 
 
 def zoomable_figures(content: str) -> tuple[str, int]:
-    """Wrap each image of each ``<figure class="nr-figure">`` in a link to its own file.
+    """Wrap the images of each ``<figure class="nr-figure">`` (its light and dark variants) in
+    one link to the light variant's file.
 
-    The link keeps the image's ``#only-light`` / ``#only-dark`` fragment, so the
-    stylesheet can hide the link of the variant the theme hides (else a keyboard
-    would stop on an invisible link). Returns the new HTML and the number of
-    images wrapped. Images already inside a link are left alone.
+    One link for both: the theme hides one image and the link shows the other, so no
+    invisible link takes the keyboard's focus (and no stylesheet rule is needed on every
+    page for it); zoom.js opens the image the theme shows. Without JavaScript the link
+    opens the light SVG. Returns the new HTML and the number of figures wrapped; a figure
+    whose images are already inside a link is left alone.
     """
     if not isinstance(content, str):
         raise TypeError(f"content must be a str of HTML, got {type(content).__name__}")
     count = 0
 
     def wrap_figure(m: re.Match) -> str:
+        nonlocal count
         body = m.group(2)
-
-        def wrap(img: re.Match) -> str:
-            nonlocal count
-            src = _SRC.search(img.group(0))
-            if src is None or re.search(r"<a\b[^>]*>\s*$", body[:img.start()]):
-                return img.group(0)  # no source, or already inside a link
-            count += 1
-            return f'<a class="{ZOOM_CLASS}" href="{src.group(1)}">{img.group(0)}</a>'
-
-        return m.group(1) + _IMG.sub(wrap, body) + m.group(3)
+        run = _IMGS.search(body)
+        if run is None or re.search(r"<a\b[^>]*>\s*$", body[:run.start()]):
+            return m.group(0)
+        srcs = _SRC.findall(run.group(0))
+        if not srcs:
+            return m.group(0)
+        light = next((x for x in srcs if "#only-light" in x), srcs[0])
+        count += 1
+        return (m.group(1) + body[:run.start()] + f'<a class="{ZOOM_CLASS}" href="{light}">' + run.group(0) + "</a>"
+                + body[run.end():] + m.group(3))
 
     return _FIGURE.sub(wrap_figure, content), count
 
@@ -148,8 +152,7 @@ def term_pairs_json(glossary) -> str:
 
 # ---------------------------------------------------------------- search: the worker
 
-SEARCH_WORKER = "search-names.js"  # in assets/javascripts/workers/, beside Material's (it loads ../lunr)
-_CONFIG_WORKER = re.compile(r'("search":\s*"[^"]*workers/)(search\.[0-9a-f]+\.min\.js)"')
+SEARCH_WORKER_PREFIX = "nr-search."  # nr-search.HASH.min.js beside Material's search.HASH.min.js (it loads ../lunr)
 
 
 def search_worker(material_worker: str) -> str:
@@ -158,9 +161,3 @@ def search_worker(material_worker: str) -> str:
         raise ValueError("material_worker does not look like Material's search worker (no message handling)")
     rule = resources.files("normsite").joinpath("search_names.js").read_text(encoding="utf-8")
     return rule + "\n" + material_worker
-
-
-def use_search_worker(page_html: str) -> tuple[str, int]:
-    """Point the page's Material config (``<script id="__config">``) at our search worker.
-    Returns the HTML and the number of replacements (1 on a Material page)."""
-    return _CONFIG_WORKER.subn(lambda m: f'{m.group(1)}{SEARCH_WORKER}"', page_html, count=1)

@@ -39,8 +39,8 @@ def _chapters():
                         '<a href="#home">top</a>, <a href="notebooks/x/">a notebook</a> and '
                         '<a href="https://arxiv.org/abs/1910.07467">the paper</a>.</p>'
                         '<figure class="nr-figure" id="fig-a"><a class="nr-zoom" href="figures/a-light.svg#only-light">'
-                        '<img alt="A" loading="lazy" src="figures/a-light.svg#only-light"></a>'
-                        '<a class="nr-zoom" href="figures/a-dark.svg#only-dark"><img alt="A" src="figures/a-dark.svg#only-dark"></a>'
+                        '<img alt="A" loading="lazy" src="figures/a-light.svg#only-light">'
+                        '<img alt="A" src="figures/a-dark.svg#only-dark"></a>'
                         '<figcaption>Cap</figcaption></figure>'
                         '<div class="nr-widget" data-nr-widget="w" hidden><label for="x">L</label></div>'
                         '<template class="nr-data" id="nr-data-w"><script type="application/json">{}</script></template>'
@@ -322,3 +322,18 @@ def test_pdf_has_every_chapter_and_figure_in_its_language_and_fonts(site, pdfs, 
     assert named and all(named.values()), [k for k, v in named.items() if not v]
     assert any("NotoSansCJKsc" in k for k in named), sorted(named)
     assert any("KaTeX_Main" in k for k in named), sorted(named)
+
+
+def test_print_page_puts_the_chapters_where_the_directive_is(monkeypatch):
+    page = "<html><body><article><h1 id='print'>P</h1><p>[[print-edition]]</p></article></body></html>"
+    pages = [("index.md", "", "Home", "<h1 id='home'>Home</h1>"), ("print.md", "print/", "P", "x"),
+             ("notebooks/n.py", "notebooks/n/", "N", "<h1 id='n'>N</h1>")]
+    out = printed.print_page(page, "print/", pages)
+    art = BeautifulSoup(out, "html.parser").article
+    assert [s["data-nr-chapter"] for s in art.select("section")] == ["home"]  # not itself, not notebooks
+    assert art.select_one('link[href="../assets/stylesheets/print.css"]') is not None
+    assert art.select_one('script[src="../assets/javascripts/pdf-link.js"]') is not None
+    with pytest.raises(ValueError, match="print-edition"):
+        printed.print_page("<p>no directive</p>", "print/", pages)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764460800")
+    assert printed.stamp("built [[print-date]]") == "built 2025-11-30"

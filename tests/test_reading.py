@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 
 from conftest import LANGS, lang_root, pages
 from normref import glossary as gl
+from normsite import glossary as site_glossary
 from normsite import reading
 
 # ---------------------------------------------------------------- unit: zoomable figures
@@ -24,12 +25,12 @@ FIG = ('<figure class="nr-figure" id="fig-a" markdown="span">\n'
        '<figcaption>Caption with a <a class="nr-term" href="../glossary/#x" title="t">term</a></figcaption>\n</figure>')
 
 
-def test_zoomable_figures_wraps_each_variant_in_a_link_to_itself():
+def test_zoomable_figures_wraps_both_variants_in_one_link_to_the_light_one():
     out, n = reading.zoomable_figures("<p>x</p>" + FIG + '<p><img src="other.png"></p>')
-    assert n == 2
-    assert '<a class="nr-zoom" href="../figures/a-light.svg#only-light"><img alt="A" loading="lazy" ' \
-           'src="../figures/a-light.svg#only-light" /></a>' in out
-    assert '<a class="nr-zoom" href="../figures/a-dark.svg#only-dark">' in out
+    assert n == 1
+    assert ('<a class="nr-zoom" href="../figures/a-light.svg#only-light"><img alt="A" loading="lazy" '
+            'src="../figures/a-light.svg#only-light" />\n<img alt="A" loading="lazy" src="../figures/a-dark.svg#only-dark" />'
+            '</a>\n<figcaption>') in out
     assert '<p><img src="other.png"></p>' in out  # only figures of the build zoom
     again, n2 = reading.zoomable_figures(out)
     assert again == out and n2 == 0  # already wrapped: left alone
@@ -58,7 +59,7 @@ def g() -> gl.Glossary:
 
 def test_index_term_forms_puts_every_form_in_the_heading_hidden(g):
     t = g.get("rmsnorm")
-    html = (f'<h3 class="nr-gloss-term" id="rmsnorm">{gl.heading(t, "zh")}<a class="headerlink" href="#rmsnorm">¶</a></h3>'
+    html = (f'<h3 class="nr-gloss-term" id="rmsnorm">{site_glossary.heading(t, "zh")}<a class="headerlink" href="#rmsnorm">¶</a></h3>'
             '<h2 id="group-norms">归一化算子</h2><h3 id="not-a-term" class="nr-gloss-term">x</h3>')
     out, n = reading.index_term_forms(html, g, "zh")
     assert n == 1
@@ -68,14 +69,6 @@ def test_index_term_forms_puts_every_form_in_the_heading_hidden(g):
     assert '<h2 id="group-norms">归一化算子</h2>' in out and '<h3 id="not-a-term" class="nr-gloss-term">x</h3>' in out
     with pytest.raises(ValueError, match="lang"):
         reading.index_term_forms(html, g, "fr")
-
-
-def test_use_search_worker_points_materials_config_at_ours():
-    page = '<script id="__config" type="application/json">{"base": "..", "search": "../assets/javascripts/workers/search.a7633da7.min.js", "tags": null}</script>'
-    out, n = reading.use_search_worker(page)
-    assert n == 1
-    assert '"search": "../assets/javascripts/workers/search-names.js"' in out
-    assert reading.use_search_worker("<p>no search here</p>") == ("<p>no search here</p>", 0)
 
 
 def test_search_worker_is_our_rule_then_materials():
@@ -175,14 +168,14 @@ def test_every_figure_zooms_and_no_page_carries_glightbox(site, lang):
         if p.parent.name == "print":
             continue  # the print edition unwraps them (tests/test_print.py)
         for fig in art.select("figure.nr-figure") if art else []:
+            links = fig.select("a.nr-zoom")
             imgs = fig.select("img")
-            assert imgs, p
-            for img in imgs:
-                a = img.parent
-                assert a.name == "a" and "nr-zoom" in a.get("class", []), f"{p.relative_to(root)}: {img['src']} does not zoom"
-                assert a["href"] == img["src"] and a["href"].endswith(("#only-light", "#only-dark"))
-                assert (p.parent / a["href"].split("#")[0]).resolve().is_file(), a["href"]
-                figures += 1
+            assert len(links) == 1 and imgs and all(i.parent is links[0] for i in imgs), \
+                f"{p.relative_to(root)}: figure {fig.get('id')} does not zoom"
+            light = [i["src"] for i in imgs if i["src"].endswith("#only-light")]
+            assert light and links[0]["href"] == light[0]
+            assert (p.parent / light[0].split("#")[0]).resolve().is_file(), light[0]
+            figures += 1
     assert figures >= 10
     for f in ("assets/javascripts/glightbox.min.js", "assets/stylesheets/glightbox.min.css",
               "assets/javascripts/zoom.js", "assets/stylesheets/zoom.css"):
@@ -216,15 +209,14 @@ def test_glossary_headings_carry_every_name_and_alias(site, g, lang):
 def test_every_page_searches_with_our_worker_around_materials(site, lang):
     root = lang_root(site, lang)
     workers = root / "assets" / "javascripts" / "workers"
-    assert (workers / reading.SEARCH_WORKER).is_file()
-    for p in pages(site, lang):
+    material = next(workers.glob("search.*.min.js"))
+    ours = workers / (reading.SEARCH_WORKER_PREFIX + material.name[len("search."):])
+    assert ours.read_text(encoding="utf-8").endswith("\n" + material.read_text(encoding="utf-8"))  # Material's, unchanged
+    for p in pages(site, lang) + [root / "404.html"]:
         cfg = re.search(r'<script id="__config" type="application/json">(.*?)</script>', p.read_text(encoding="utf-8"), re.S)
         assert cfg, p
         url = json.loads(cfg.group(1))["search"]
-        assert url.endswith("workers/search-names.js"), f"{p.relative_to(root)}: search worker {url}"
-    ours = (workers / reading.SEARCH_WORKER).read_text(encoding="utf-8")
-    material = next(workers.glob("search.*.min.js")).read_text(encoding="utf-8")
-    assert ours.endswith("\n" + material)  # Material's worker, unchanged, after our rule
+        assert url.endswith("workers/" + ours.name), f"{p.relative_to(root)}: search worker {url}"
 
 
 @pytest.mark.build

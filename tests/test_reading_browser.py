@@ -435,17 +435,21 @@ def test_figures_zoom_by_keyboard_in_the_themes_variant(tab, served, lang):
     assert not tab.errors, tab.errors
 
 
-def test_hidden_variant_links_take_no_focus(tab, served):
-    """The link around the variant the theme hides is hidden too (no invisible tab stop)."""
+def test_each_figure_link_shows_one_variant_in_each_theme(tab, served):
+    """A figure's one link holds both variants; the theme shows one of them, so the link is
+    never an invisible tab stop, and its accessible name is that image's alt text."""
     page = tab.page
-    for scheme, hidden in (("light", "#only-dark"), ("dark", "#only-light")):
+    for scheme, want in (("light", "#only-light"), ("dark", "#only-dark")):
         page.emulate_media(color_scheme=scheme)
         tab.goto(served.url("zh", "toll-booth/"))
         page.wait_for_function("(s) => document.body.getAttribute('data-md-color-scheme') === s",
                                arg="slate" if scheme == "dark" else "default")
-        shown = page.evaluate("(h) => [...document.querySelectorAll('a.nr-zoom')].filter(a => a.href.endsWith(h))"
-                              ".map(a => getComputedStyle(a).display)", hidden)
-        assert shown and set(shown) == {"none"}, shown
+        seen = page.evaluate("""() => [...document.querySelectorAll('article a.nr-zoom')].map(a => [
+            getComputedStyle(a).display,
+            [...a.querySelectorAll('img')].filter(i => getComputedStyle(i).display !== 'none').map(i => i.getAttribute('src'))])""")
+        assert seen
+        for display, shown in seen:
+            assert display != "none" and len(shown) == 1 and shown[0].endswith(want), (scheme, display, shown)
     page.emulate_media(color_scheme="light")
 
 

@@ -1,6 +1,6 @@
 """Where does search put a glossary entry when a reader types its name? Measured in Chromium.
 
-For every name and alias of every glossary term (normref.glossary.search_cases,
+For every name and alias of every glossary term (normsite.glossary.search_cases,
 sub-words left out), in each language's site, this types the query into
 Material's search box, as a reader would, and reads the result list the page
 shows: the rank of the term's entry among the section results (links with a
@@ -46,9 +46,9 @@ class Rank:
 
 def name_cases(glossary=None) -> list:
     """Every name and alias of every term, in both languages (sub-words left out)."""
-    from normref import glossary as gl
+    from normsite.glossary import search_cases
 
-    return [c for c in gl.search_cases(glossary) if c.kind != "sub-word"]
+    return [c for c in search_cases(glossary) if c.kind != "sub-word"]
 
 
 _RESULTS = """(p) => {

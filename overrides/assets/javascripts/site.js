@@ -1,4 +1,4 @@
-/* On every page, so in every page's weight: keep it short. README, "Reading aids", explains. */
+/* In every page's weight: keep it short. README "Reading aids" explains it. */
 (function () {
   var d = document, base = d.currentScript.src.replace(/[^/]*$/, ""), got = {}, K = "nr.pair";
   function load(n) {
@@ -7,7 +7,7 @@
       s.src = base + n; s.onload = ok; s.onerror = no; d.head.appendChild(s);
     }));
   }
-  function langs() {  // {own, other}: the selector's link and the language's root
+  function langs() {
     var o = {};
     d.querySelectorAll("a.md-select__link[hreflang]").forEach(function (a) {
       var l = a.getAttribute("hreflang");
@@ -16,7 +16,7 @@
     });
     return o;
   }
-  function here(t) {  // this page in language t: its root + this page's path under ours
+  function here(t) {
     var l = langs(), p = location.pathname, r = l.own && l.own.root.pathname;
     return l[t] ? new URL(r && !p.indexOf(r) ? p.slice(r.length) : "", l[t].root).href : null;
   }

@@ -1,9 +1,9 @@
 /* Zoomable figures: loaded by site.js on the first click on a figure (a link
- * a.nr-zoom around the image, made at build time by normsite/reading.py; without
- * JavaScript the link opens the SVG itself). Opens GLightbox (from the pinned
- * mkdocs-glightbox package, served from this site) on the clicked figure, at full
- * size, in the variant the theme shows (light or dark), with the figure's caption;
- * the other figures of the page in the same variant are one arrow key away.
+ * a.nr-zoom around its two variants, made at build time by normsite/reading.py;
+ * without JavaScript the link opens the light SVG). Opens GLightbox (from the pinned
+ * mkdocs-glightbox package, served from this site) on the clicked figure, as large
+ * as the screen allows, in the variant the theme shows (light or dark), with the
+ * figure's caption; the page's other figures are one arrow key away.
  * Esc closes it and gives the focus back to the figure. */
 (function () {
   var css = ["stylesheets/glightbox.min.css", "stylesheets/zoom.css"];
@@ -27,19 +27,24 @@
     return d.innerHTML;
   }
 
+  // The image the theme shows (a figure's link holds its light and its dark variant).
+  function shown(a) {
+    return [].filter.call(a.querySelectorAll("img"), function (i) { return i.offsetParent !== null; })[0] ||
+      a.querySelector("img");
+  }
+
   window.nrZoom = function (link) {
     ready = ready || Promise.all([stylesheets(new URL("../", nrSite.base).href), nrSite.load("glightbox.min.js")]);
     ready.then(function () {
-      var variant = link.hash;  // "#only-light" or "#only-dark": the one on screen
       var all = [].filter.call(document.querySelectorAll("article a.nr-zoom"), function (a) {
-        return a.hash === variant && a.offsetParent !== null;
+        return a.offsetParent !== null;
       });
       if (all.indexOf(link) < 0) all = [link];
       var zh = !document.documentElement.lang.indexOf("zh");
       var box = GLightbox({
         elements: all.map(function (a) {
-          var img = a.querySelector("img"), fig = a.closest("figure");
-          return {href: a.href, type: "image", alt: img ? img.alt : "",
+          var img = shown(a), fig = a.closest("figure");
+          return {href: img.src, type: "image", alt: img.alt,
                   description: text(fig && fig.querySelector("figcaption"))};
         }),
         loop: false, zoomable: true, draggable: true, openEffect: "fade", closeEffect: "fade"
@@ -51,7 +56,7 @@
           if (b) b.setAttribute("aria-label", labels[i]);
         });
         var dlg = document.querySelector(".glightbox-container");
-        if (dlg) { dlg.setAttribute("aria-modal", "true"); dlg.setAttribute("aria-label", link.querySelector("img").alt); }
+        if (dlg) { dlg.setAttribute("aria-modal", "true"); dlg.setAttribute("aria-label", shown(link).alt); }
         var close = document.querySelector(".glightbox-container .gclose");
         if (close) close.focus();  // the keyboard is in the dialog now; Esc or Enter closes it
       });
