@@ -201,6 +201,10 @@
     document.addEventListener(t, function (e) { var a = target(e); if (a && a === host && !a.contains(e.relatedTarget)) hide(); });
   });
   document.addEventListener("keydown", function (e) { if (e.key === "Escape") hide(); });
+  var moved = false;  // has the reader scrolled since the rows were asked for?
+  ["wheel", "touchmove", "keydown"].forEach(function (t) {
+    addEventListener(t, function () { moved = true; }, {passive: true});
+  });
 
   window.nrPair = function (on) {
     var art = document.querySelector("article.md-content__inner");
@@ -209,16 +213,18 @@
     undo(art);
     if (!on) return Promise.resolve();
     var l = nrSite.langs(), url = nrSite.here("other");
-    if (!l.other || !url) return Promise.resolve();
+    // Only pages that have a counterpart (they name it in an hreflang link; 404.html does not).
+    if (!l.other || !url || !document.querySelector('link[hreflang="' + l.other.lang + '"]')) return Promise.resolve();
     art.setAttribute("aria-busy", "true");
-    var hash = location.hash, t0 = Date.now();
+    var hash = location.hash;
+    moved = false;
     return Promise.all([other(url), pairs()]).then(function (got) {
       if (mine !== run || !art.isConnected) return;
       build(art, adopt(got[0], url, got[1]), l.other.lang, url, got[1]);
       // The rows moved the text: if the reader came for a #section (a link, the table
-      // of contents, the language switch) a moment ago, show it again.
+      // of contents, the language switch) and has not scrolled since, show it again.
       var t = hash && location.hash === hash && document.getElementById(decodeURIComponent(hash.slice(1)));
-      if (t && Date.now() - t0 < 2000) t.scrollIntoView();
+      if (t && !moved) t.scrollIntoView();
     }).catch(function (err) {
       if (mine !== run) return;
       var p = document.createElement("p");
