@@ -484,3 +484,29 @@ def test_language_switch_keeps_the_section(tab, served, lang):
     page.locator(f'a.md-select__link[hreflang="{lang}"]').click()
     page.wait_for_url(served.url(lang, "toll-booth/") + "#evidence-3")
     assert not tab.errors, tab.errors
+
+
+# ---------------------------------------------------------------- print edition links
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_home_page_links_the_print_edition_and_the_pdf_once_it_exists(tab, served, lang):
+    """The print edition is always linked; the PDF only when print/pdf.json names one (a local
+    `make build` writes none: no link, and no request that fails)."""
+    page = tab.page
+    manifest = {"pdf": None}
+    page.route("**/print/pdf.json", lambda r: r.fulfill(content_type="application/json", body=json.dumps(manifest)))
+    tab.goto(served.url(lang))
+    page.wait_for_load_state("networkidle")
+    box = page.locator(".nr-print-links")
+    assert box.locator('a[href$="print/"]').is_visible()
+    assert box.locator("[data-nr-pdf]").count() == 1 and not box.locator("[data-nr-pdf]").is_visible()
+    assert not tab.errors, tab.errors
+    pdf = f"normref-{lang}.pdf"
+    manifest["pdf"] = ("../" if lang == "zh" else "../../") + pdf  # what tools/pdf.py writes
+    for rel in ("", "print/"):
+        tab.goto(served.url(lang, rel))
+        link = page.locator("[data-nr-pdf] a")
+        link.wait_for(state="visible", timeout=10000)
+        assert link.get_attribute("href") == served.base + pdf
+    page.unroute("**/print/pdf.json")
