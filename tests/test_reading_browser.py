@@ -141,8 +141,11 @@ def _until(page, js: str, arg=None, timeout_s: float = 20.0):
                 return
         except Exception:  # the page was being swapped: ask again
             pass
+        state = None
         if time.monotonic() > end:
-            raise AssertionError(f"not true after {timeout_s} s: {js} ({arg!r})")
+            state = page.evaluate("() => [location.href, scrollY, document.querySelectorAll('.nr-pair').length,"
+                                  " document.activeElement && document.activeElement.tagName]")
+            raise AssertionError(f"not true after {timeout_s} s: {js} ({arg!r}); page: {state}")
         page.wait_for_timeout(100)
 
 
@@ -266,6 +269,9 @@ def test_side_by_side_keeps_toc_math_widgets_and_search(tab, served, lang):
         imgs.forEach(i => { i.loading = 'eager'; });
         await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; }))); }""")
     target = page.evaluate("document.querySelectorAll('.nr-pair')[2].dataset.nrSection")
+    # Let Material's tracking settle first (it rewrites the hash 250 ms after a scroll, here the
+    # slider's): clicking the table of contents sooner loses the click's hash in Material alone too.
+    page.wait_for_timeout(600)
     page.locator(f'nav.md-nav--secondary a[href$="#{target}"]:visible').first.click()
     _until(page, "(t) => location.hash === '#' + t && (r => r.top >= 0 && r.top < innerHeight / 2)"
                  "(document.getElementById(t).getBoundingClientRect())", target)
@@ -506,7 +512,7 @@ def test_home_page_links_the_print_edition_and_the_pdf_once_it_exists(tab, serve
     manifest["pdf"] = ("../" if lang == "zh" else "../../") + pdf  # what tools/pdf.py writes
     for rel in ("", "print/"):
         tab.goto(served.url(lang, rel))
-        link = page.locator("[data-nr-pdf] a")
+        link = page.locator("a[data-nr-pdf], [data-nr-pdf] a")
         link.wait_for(state="visible", timeout=10000)
         assert link.get_attribute("href") == served.base + pdf
     page.unroute("**/print/pdf.json")

@@ -148,6 +148,7 @@
     });
     document.body.classList.add("nr-pair-on");
     focusable(art);
+    document.fonts.ready.then(function () { focusable(art); });  // KaTeX's fonts widen formulas
   }
 
   function undo(art) {
@@ -201,30 +202,41 @@
     document.addEventListener(t, function (e) { var a = target(e); if (a && a === host && !a.contains(e.relatedTarget)) hide(); });
   });
   document.addEventListener("keydown", function (e) { if (e.key === "Escape") hide(); });
-  var moved = false;  // has the reader scrolled since the rows were asked for?
-  ["wheel", "touchmove", "keydown"].forEach(function (t) {
-    addEventListener(t, function () { moved = true; }, {passive: true});
+  addEventListener("resize", function () {
+    var art = document.querySelector("article.md-content__inner");
+    if (art && art.querySelector(".nr-pair")) focusable(art);
   });
+
+  // Keep the reader's place while the rows come and go: the #section the address names,
+  // if it is at the top of the screen (a link, the table of contents or the language
+  // switch brought the reader there), else the first of the page's own elements that
+  // starts below the header, stays where it was (Chromium's scroll anchoring gives up
+  // when the anchor itself moves).
+  function keep(art, change) {
+    var head = document.querySelector(".md-header"), min = head ? head.getBoundingClientRect().bottom : 0;
+    var t = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var own = t && art.contains(t) && Math.abs(t.getBoundingClientRect().top - min) < innerHeight / 3 ? t :
+      [].filter.call(art.querySelectorAll("h1,h2,h3,h4,h5,h6,p,li,figure,pre,table,.nr-math"), function (e) {
+        return !e.closest(".nr-pair__other") && e.getBoundingClientRect().top >= min;
+      })[0];
+    var top = own && own.getBoundingClientRect().top;
+    change();
+    if (own && own.isConnected) scrollBy(0, own.getBoundingClientRect().top - top);
+  }
 
   window.nrPair = function (on) {
     var art = document.querySelector("article.md-content__inner");
     var mine = ++run;
     if (!art) return Promise.resolve();
-    undo(art);
+    if (art.querySelector(".nr-pair")) keep(art, function () { undo(art); });
     if (!on) return Promise.resolve();
     var l = nrSite.langs(), url = nrSite.here("other");
     // Only pages that have a counterpart (they name it in an hreflang link; 404.html does not).
     if (!l.other || !url || !document.querySelector('link[hreflang="' + l.other.lang + '"]')) return Promise.resolve();
     art.setAttribute("aria-busy", "true");
-    var hash = location.hash;
-    moved = false;
     return Promise.all([other(url), pairs()]).then(function (got) {
       if (mine !== run || !art.isConnected) return;
-      build(art, adopt(got[0], url, got[1]), l.other.lang, url, got[1]);
-      // The rows moved the text: if the reader came for a #section (a link, the table
-      // of contents, the language switch) and has not scrolled since, show it again.
-      var t = hash && location.hash === hash && document.getElementById(decodeURIComponent(hash.slice(1)));
-      if (t && !moved) t.scrollIntoView();
+      keep(art, function () { build(art, adopt(got[0], url, got[1]), l.other.lang, url, got[1]); });
     }).catch(function (err) {
       if (mine !== run) return;
       var p = document.createElement("p");

@@ -8,7 +8,7 @@
     var at = new URL(el.getAttribute("data-nr-pdf"), location.href);
     fetch(at).then(function (r) { return r.ok ? r.json() : null; }).then(function (j) {
       if (!j || !j.pdf) return;
-      el.querySelector("a").href = new URL(j.pdf, at).href;
+      (el.matches("a") ? el : el.querySelector("a")).href = new URL(j.pdf, at).href;
       el.hidden = false;
     }).catch(function () {});
   });
