@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test browser-deps figures perf pdf clean
+.PHONY: setup build serve test test-fast browser-deps figures perf pdf clean
 
 setup: $(STAMP)
 
@@ -30,8 +30,15 @@ build: $(STAMP)
 serve: $(STAMP)
 	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
 
+# The full suite, as CI runs it (.ci/run): unit, property, build, browser and real-model tests.
 test: $(STAMP) browser-deps
 	$(PY) -m pytest
+
+# The everyday tier: unit and property tests, with no site build, no browser and no
+# model weights (tests/conftest.py marks those by the fixtures they use), on two
+# pytest-xdist workers that share the session's temporary cache.
+test-fast: $(STAMP)
+	$(PY) -m pytest -n 2 -m "not build and not browser and not models"
 
 # The print edition as PDFs, site/normref-zh.pdf and site/normref-en.pdf (tools/pdf.py),
 # from the site `make build` made: each language's print/ page printed by Debian's

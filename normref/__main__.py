@@ -1,4 +1,4 @@
-"""Command line: ``python -m normref {figures,activations,bench} ...``."""
+"""Command line: ``python -m normref {figures,activations,bench,placement} ...``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ COMMANDS = {
     "figures": ("normref.figures.cli", "render every figure of the site into a folder"),
     "activations": ("normref.models.cli", "per-layer norm statistics of a real model, as JSON"),
     "bench": ("normref.bench", "time RMSNorm against LayerNorm on this machine"),
+    "placement": ("normref.experiments.placement",
+                  "train the placement lab's small language models on this machine (minutes), as JSON"),
 }
 
 

@@ -11,6 +11,12 @@ import importlib
 import pkgutil
 
 
+def registered_modules(package: str, path) -> list[str]:
+    """The modules a registry loads: every module of the package whose name does not start with "_"."""
+    paths = [str(path)] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
+    return [f"{package}.{info.name}" for info in pkgutil.iter_modules(paths) if not info.name.startswith("_")]
+
+
 class Registry:
     def __init__(self, package: str, path, kind: str):
         self.package, self.path, self.kind = package, path, kind
@@ -24,9 +30,8 @@ class Registry:
 
     def _load_all(self) -> None:
         if not self._loaded:
-            for info in pkgutil.iter_modules(self.path):
-                if not info.name.startswith("_"):
-                    importlib.import_module(f"{self.package}.{info.name}")
+            for module in registered_modules(self.package, self.path):
+                importlib.import_module(module)
             self._loaded = True
 
     def names(self) -> list[str]:

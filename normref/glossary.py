@@ -16,7 +16,7 @@ import functools
 import html
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
@@ -62,6 +62,9 @@ class Term:
     page: str | None
     no_link: tuple[str, ...] = ()
     avoid: tuple[str, ...] = ()
+    # The variants the site must not use instead of this term's names, per language
+    # (the one-vocabulary rule; tests/test_vocabulary.py checks every page).
+    banned: dict[str, tuple[str, ...]] = field(default_factory=lambda: {lang: () for lang in LANGS})
 
     def names(self) -> list[str]:
         """zh and en name, once if they are the same."""
@@ -81,6 +84,8 @@ class Glossary:
     groups: tuple[Group, ...]
     terms: tuple[Term, ...]
     jieba_parts: tuple[str, ...]
+    # House-style bans that belong to no single term (spellings, phrasing), per language.
+    style: dict[str, tuple[str, ...]] = field(default_factory=lambda: {lang: () for lang in LANGS})
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -93,6 +98,16 @@ class Glossary:
 
     def ids(self) -> list[str]:
         return [t.id for t in self.terms]
+
+    def banned(self, lang: str) -> dict[str, str]:
+        """{variant: what to write instead} for one language: every term's banned variants and the house style."""
+        if lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+        out = {v: "house style" for v in self.style[lang]}
+        for t in self.terms:
+            for v in t.banned[lang]:
+                out[v] = f"glossary term {t.id!r}, written {t.name[lang]!r}"
+        return out
 
 
 # ---------------------------------------------------------------- load / validate
@@ -142,7 +157,21 @@ def _str_list(errors: list[str], where: str, field: str, value) -> tuple[str, ..
     return tuple(" ".join(v.split()) for v in value)
 
 
-_TERM_KEYS = {"id", "group", "name", "aliases", "short", "definition", "formula", "see_also", "page", "no_link", "avoid"}
+_TERM_KEYS = {"id", "group", "name", "aliases", "short", "definition", "formula", "see_also", "page", "no_link", "avoid",
+              "banned"}
+
+
+def _banned(errors: list[str], where: str, field_name: str, value) -> dict[str, tuple[str, ...]]:
+    """A {zh: [...], en: [...]} mapping of banned variants (either language may be left out)."""
+    out = {lang: () for lang in LANGS}
+    if value is None:
+        return out
+    if not isinstance(value, dict) or set(value) - set(LANGS):
+        errors.append(f"{where}: {field_name!r} must map 'zh' and/or 'en' to lists of variants, got {value!r}")
+        return out
+    for lang in LANGS:
+        out[lang] = _str_list(errors, where, f"{field_name}[{lang!r}]", value.get(lang))
+    return out
 
 
 def parse(raw, source: str = "glossary data") -> Glossary:
@@ -150,7 +179,7 @@ def parse(raw, source: str = "glossary data") -> Glossary:
     errors: list[str] = []
     if not isinstance(raw, dict):
         raise GlossaryError(f"{source}: expected a mapping with 'groups', 'terms' and 'jieba_parts', got {type(raw).__name__}")
-    unknown = sorted(set(raw) - {"groups", "terms", "jieba_parts"})
+    unknown = sorted(set(raw) - {"groups", "terms", "jieba_parts", "style"})
     if unknown:
         errors.append(f"{source}: unknown top-level key(s) {unknown}")
 
@@ -214,10 +243,14 @@ def parse(raw, source: str = "glossary data") -> Glossary:
             page=page,
             no_link=_str_list(errors, where, "no_link", t.get("no_link")),
             avoid=_str_list(errors, where, "avoid", t.get("avoid")),
+            banned=_banned(errors, where, "banned", t.get("banned")),
         )
         for n in term.no_link:
             if n not in term.forms():
                 errors.append(f"{where}: no_link entry {n!r} is not one of its names or aliases")
+        for lang in LANGS:
+            if term.name[lang] in term.banned[lang]:
+                errors.append(f"{where}: banned[{lang!r}] lists the term's own {lang} name {term.name[lang]!r}")
         for a in term.avoid:
             if not any(f in a and f != a for f in term.forms()):
                 errors.append(f"{where}: avoid entry {a!r} does not contain any of its names or aliases")
@@ -261,4 +294,14 @@ def parse(raw, source: str = "glossary data") -> Glossary:
 
     if errors:
         raise GlossaryError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
-    return Glossary(tuple(groups), tuple(terms), parts)
+    style = _banned(errors, source, "style", raw.get("style"))
+    seen_banned: dict[tuple[str, str], str] = {}
+    for owner, lists in [("house style", style)] + [(f"term {t.id!r}", t.banned) for t in terms]:
+        for lang in LANGS:
+            for v in lists[lang]:
+                if (lang, v) in seen_banned:
+                    errors.append(f"{owner}: banned {lang} variant {v!r} is also listed by {seen_banned[(lang, v)]}")
+                seen_banned.setdefault((lang, v), owner)
+    if errors:
+        raise GlossaryError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
+    return Glossary(tuple(groups), tuple(terms), parts, style)

@@ -6,7 +6,7 @@ counts it reports) and has one method per step the hooks call:
     configure      -> this build's site_url and both languages' roots
     generated      -> the files the build adds (figures, .ipynb downloads; the reading
                       aids': GLightbox, the term pairs, our search worker, print/pdf.json)
-    page_markdown  -> directives and [[glossary]] expanded
+    page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked,
                       figures made zoomable, glossary headings given every name (search)
     post_page      -> notebook pages scrubbed, inline CSS trimmed; the print page gets every
@@ -31,12 +31,15 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, assets, directives, mathtex, notebooks, printed, reading, release
+from . import LANGS, SiteError, assets, cjk, directives, ledger, mathtex, notebooks, printed, reading, release
+from . import quiz as site_quiz
 from . import glossary as site_glossary
 
 __all__ = ["Site", "no_generated", "nav_titles"]
 
 GLOSSARY_DIRECTIVE = "[[glossary]]"
+QUIZ_DIRECTIVE = "[[quiz]]"
+ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/, tests/ (the ledger names tests)
 
 
 def no_generated() -> bool:
@@ -84,10 +87,13 @@ class Site:
         return self.glossary.jieba_parts
 
     def notebook_cache_dir(self) -> str:
-        """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on
-        normref, so normref's source hash is part of the folder. One folder per language (or the
-        two builds evict each other's entries) and per kind of build (it evicts unused entries)."""
-        d = cache.cache_dir() / "jupyter" / self.lang / cache.package_hash()[:16]
+        """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on the
+        normref code it imports, so the hash of that code (the import closure of this language's
+        notebooks, found from their imports) names the folder: an edit elsewhere in normref
+        executes no notebook. One folder per language (or the two builds evict each other's
+        entries) and per kind of build (it evicts unused entries)."""
+        code = cache.code_hash(notebooks.code_closure(self.docs_dir / "notebooks"))
+        d = cache.cache_dir() / "jupyter" / self.lang / code[:16]
         return str(d) + ("" if self.generated_work else "-noexec")
 
     # ------------------------------------------------------------ files
@@ -135,6 +141,18 @@ class Site:
         def count(hit: bool) -> None:
             self.stats["snip_hit" if hit else "snip_miss"] += 1
 
+        if self.lang == "zh":
+            markdown = cjk.join_soft_breaks(markdown)
+        # The ledger and the quiz first: the ledger's reasons hold [[value: …]] directives.
+        if ledger.DIRECTIVE in markdown:
+            from normref import values
+
+            try:
+                markdown = ledger.expand(markdown, self.lang, self.docs_dir, ROOT, known_values=values.names())
+            except (ledger.LedgerError, FileNotFoundError) as e:
+                raise SiteError(f"{src_uri}: {e}") from e
+        if QUIZ_DIRECTIVE in markdown:
+            markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
         markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
         if nav is not None:
             self.reading_order = nav_titles(nav)

@@ -5,6 +5,7 @@
   [[snippet-code: FILE]]  the same without its output: for timings, which differ from
                           run to run (two builds must give the same bytes)
   [[value: NAME]]         a number from normref.values, in the page's language
+  [[table: NAME]]         a table from normref.values (rows of data), as a Markdown table
   [[data: NAME]]          JSON from normref.data for a widget (see assets.wrap_data)
 
 An unknown name, a missing or failing snippet raises SiteError naming the page
@@ -23,9 +24,9 @@ from normref import data, figures, values
 from . import SiteError, snippets
 from .assets import page_relative
 
-DIRECTIVE = re.compile(r"\[\[(figure|snippet-code|snippet|value|data):\s*([^\]\s]+)\s*\]\]")
+DIRECTIVE = re.compile(r"\[\[(figure|snippet-code|snippet|value|table|data):\s*([^\]\s]+)\s*\]\]")
 
-__all__ = ["DIRECTIVE", "referenced", "figure_md", "expand"]
+__all__ = ["DIRECTIVE", "referenced", "figure_md", "table_md", "expand"]
 
 
 def referenced(docs_dir: str | Path, kind: str) -> dict[str, list[str]]:
@@ -54,6 +55,19 @@ def figure_md(name: str, lang: str, src_uri: str, generated: bool = True) -> str
     return f'<figure class="nr-figure" id="fig-{name}" markdown="span">\n{imgs}\n{caption}\n</figure>'
 
 
+def table_md(table: values.Table) -> str:
+    """A normref table as a Markdown table: labels, alignment, code cells in backticks."""
+
+    def cell(text: str, code: bool) -> str:
+        text = text.replace("|", "\\|")
+        return f"`{text}`" if code and text else text
+
+    lines = ["| " + " | ".join(c.label for c in table.columns) + " |",
+             "|" + "".join("---:|" if c.align == "right" else "---|" for c in table.columns)]
+    lines += ["| " + " | ".join(cell(v, c.code) for v, c in zip(row, table.columns)) + " |" for row in table.rows]
+    return "\n".join(lines)
+
+
 def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
            on_snippet: Callable[[bool], None] | None = None) -> str:
     """Expand every directive of a page. ``on_snippet(was_cached)`` is told about each snippet run."""
@@ -74,8 +88,10 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
                 # "</" cannot occur inside a script element; escape it in the JSON.
                 payload = data.to_json(data.get(name, lang)).replace("</", "<\\/")
                 return f'<script type="application/json" id="nr-data-{name}">{payload}</script>'
+            if kind == "table":
+                return table_md(values.table(name, lang))
             return values.get(name, lang)
-        except (KeyError, FileNotFoundError, SiteError) as e:
+        except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
             raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
 
     return DIRECTIVE.sub(one, markdown)

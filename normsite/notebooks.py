@@ -7,12 +7,16 @@ byte-stable) beside the .py source that mkdocs-jupyter's include_source copies.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
+from pathlib import Path
+
+from normref import cache
 
 from . import SiteError, csstrim
 
-__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "downloads", "scrub_page", "stable_cell_ids"]
+__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "code_closure", "downloads", "scrub_page", "stable_cell_ids"]
 
 
 def is_notebook(src_uri: str) -> bool:
@@ -38,6 +42,30 @@ def ipynb_text(path: str) -> str:
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i}"
     return jupytext.writes(nb, fmt="ipynb")
+
+
+def _code(path: Path) -> str:
+    """A notebook's Python: a jupytext .py file is Python already (its magics are comments);
+    of an .ipynb, the code cells without their magic and shell lines."""
+    if path.suffix == ".py":
+        return path.read_text(encoding="utf-8")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    src = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
+           if c["cell_type"] == "code"]
+    return "\n".join(line for block in src for line in block.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
+def code_closure(folder: str | Path) -> tuple[str, ...]:
+    """The normref modules the notebooks under ``folder`` import (their import closure): what
+    their executed output depends on besides their own text."""
+    found: set[str] = set()
+    for nb in sorted(Path(folder).rglob("*")):
+        if nb.suffix in (".py", ".ipynb") and nb.is_file():
+            try:
+                found.update(cache.script_closure(_code(nb), str(nb)))
+            except SyntaxError as e:
+                raise SiteError(f"notebook {nb}: not valid Python: {e}") from e
+    return tuple(sorted(found))
 
 
 def downloads(src_uri: str) -> dict | None:

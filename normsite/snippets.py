@@ -1,8 +1,10 @@
 """Snippets: short scripts in snippets/ that pages include verbatim, run at build time.
 
 What a snippet prints is captured by running it (with the repository on
-PYTHONPATH) and cached by the snippet's bytes and normref's source, so a warm
-build runs nothing.
+PYTHONPATH) and cached by the snippet's bytes, the source of every normref
+module it reaches (its import closure, found from its imports by
+normref.cache) and the library versions, so a warm build runs nothing and an
+edit re-runs only the snippets that import the edited code.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 TIMEOUT_S = 300
 
-__all__ = ["SNIPPETS", "path", "run", "code_block", "output_block"]
+__all__ = ["SNIPPETS", "path", "key", "run", "code_block", "output_block"]
 
 
 def path(name: str) -> Path:
@@ -31,15 +33,20 @@ def path(name: str) -> Path:
     return p
 
 
+def key(name: str) -> str:
+    """The cache key of a snippet's output: its bytes, its normref import closure, the library versions."""
+    p = path(name)
+    src = p.read_bytes()
+    return cache.make_key("snippet", name, hashlib.sha256(src).hexdigest(), cache.script_closure(src, str(p)))
+
+
 def run(name: str) -> tuple[str, bool]:
     """Run snippets/NAME and return (stdout, was_cached).
 
     A snippet that exits non-zero or times out raises SiteError with the end of
     its stderr (which names the line that failed)."""
-    p = path(name)
-    key = cache.make_key("snippet", name, hashlib.sha256(p.read_bytes()).hexdigest(), ())
-    key = hashlib.sha256((key + cache.package_hash()).encode()).hexdigest()
-    out = cache.get("snippets", key, ".txt")
+    p, k = path(name), key(name)
+    out = cache.get("snippets", k, ".txt")
     if out is not None:
         return out.decode("utf-8"), True
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", PYTHONHASHSEED="0")
@@ -50,7 +57,7 @@ def run(name: str) -> tuple[str, bool]:
         raise SiteError(f"snippet {name} ran longer than {TIMEOUT_S} s") from e
     if proc.returncode != 0:
         raise SiteError(f"snippet {name} exited with {proc.returncode}:\n{proc.stderr[-2000:]}")
-    cache.put("snippets", key, proc.stdout.encode("utf-8"), ".txt")
+    cache.put("snippets", k, proc.stdout.encode("utf-8"), ".txt")
     return proc.stdout, False
 
 

@@ -1,36 +1,129 @@
-"""Shared fixtures. The built site is made once per test session, both languages."""
+"""The test session: its own cache, markers that follow cost, and the shared fixtures.
+
+Cache. Every session computes into a fresh temporary NORMREF_CACHE (set in
+pytest_configure, before collection imports anything), removed at the end: the
+tests neither depend on nor pollute the developer's .cache. So `make test` starts
+cold, and the built site is made once per session and shared by every test that
+only reads it. NORMREF_TEST_CACHE=DIR keeps a cache across sessions instead (your
+choice, for repeated local runs of the slow tests; CI never sets it).
+
+Markers follow the fixtures a test uses (its whole fixture closure), not hand-written
+decorators:
+  build    the built site: `site`, `site_build`, `served` or `site_builder`
+  browser  Chromium: `browser` (and `tab`, `clean_tab`)
+  models   real model weights: `real_models`
+A hand-written `build` marker on a test that uses none of those fixtures is a
+collection error (a test of the site layer on a string needs no build), so the
+fast tier (`make test-fast`, which deselects all three) holds every test that
+needs no build. `browser` and `models` may also be written by hand, for a test
+that pays that cost another way (Chromium or a model run in a subprocess);
+prefer the fixture where there is one.
+
+Helpers live in support.py; test files import from there, never from each other.
+"""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-LANGS = ("zh", "en")
+from support import CHROMIUM, Served, StaticServer, build_site, chromium, open_tab
+
+# marker -> the fixtures that make a test pay for it
+TIERS = {
+    "build": {"site_build", "site_builder"},
+    "browser": {"browser"},
+    "models": {"real_models"},
+}
+# Markers only the fixtures may give (the others may be written by hand too; see above).
+STRICT = {"build"}
 
 
-def build_site(out: Path, env_extra: dict | None = None) -> subprocess.CompletedProcess:
-    """Strict build of both languages into ``out`` (zh at out/, en at out/en/)."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **(env_extra or {}))
-    logs = []
-    for cfg, dest in (("mkdocs.yml", out), ("mkdocs.en.yml", out / "en")):
-        p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", cfg, "-d", str(dest)],
-                           cwd=ROOT, env=env, capture_output=True, text=True)
-        logs.append(p.stderr)
-        if p.returncode != 0:
-            raise AssertionError(f"mkdocs build -f {cfg} failed:\n{p.stderr[-4000:]}")
-    return subprocess.CompletedProcess(args=[], returncode=0, stdout="", stderr="\n".join(logs))
+# ---------------------------------------------------------------- the session's cache
+
+
+def pytest_configure(config):
+    keep = os.environ.get("NORMREF_TEST_CACHE")
+    shared = os.environ.get(_SESSION_CACHE) if os.environ.get("PYTEST_XDIST_WORKER") else None
+    if keep:
+        path = Path(keep).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+    elif shared:  # a pytest-xdist worker (make test-fast) computes into its controller's cache
+        path = Path(shared)
+    else:
+        path = Path(tempfile.mkdtemp(prefix="normref-test-cache-"))
+        config.stash[_TMP_CACHE] = path
+        os.environ[_SESSION_CACHE] = str(path)
+    os.environ["NORMREF_CACHE"] = str(path)
+
+
+def pytest_unconfigure(config):
+    path = config.stash.get(_TMP_CACHE, None)
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+_SESSION_CACHE = "NORMREF_TEST_SESSION_CACHE"
+_TMP_CACHE = pytest.StashKey[Path]()
+
+
+# ---------------------------------------------------------------- markers that follow cost
+
+
+def tiers_of(fixturenames) -> set[str]:
+    """The markers a test earns from the fixtures it uses (its closure)."""
+    names = set(fixturenames)
+    return {marker for marker, fixtures in TIERS.items() if names & fixtures}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these markers
+def pytest_collection_modifyitems(config, items):
+    wrong = []
+    for item in items:
+        earned = tiers_of(getattr(item, "fixturenames", ()))
+        written = {m.name for m in item.iter_markers() if m.name in TIERS}
+        for marker in sorted((written - earned) & STRICT):
+            wrong.append(f"{item.nodeid}: marked {marker!r} but uses none of {sorted(TIERS[marker])}")
+        for marker in sorted(earned - written):
+            item.add_marker(marker)
+    if wrong:
+        raise pytest.UsageError(
+            "the build marker follows the fixtures a test uses (tests/conftest.py); "
+            "drop the marker or use the fixture:\n  " + "\n  ".join(wrong))
+
+
+# ---------------------------------------------------------------- the built site
 
 
 @pytest.fixture(scope="session")
-def site_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    proc = build_site(out)
-    return out, proc.stderr
+def site_builder():
+    """support.build_site, for a test that builds a site of its own (so it is marked `build`)."""
+    return build_site
+
+
+@pytest.fixture(scope="session")
+def _site_server(tmp_path_factory):
+    """The session site's server, bound before the build so the site is built for its address."""
+    server = StaticServer(tmp_path_factory.mktemp("site"))
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def site_url(_site_server) -> str:
+    """The address the session's site is built for (a build meant to match it byte for byte uses it too)."""
+    return _site_server.base
+
+
+@pytest.fixture(scope="session")
+def site_build(_site_server, site_builder):
+    """(folder, build log) of the session's one built site, both languages, strict."""
+    proc = site_builder(_site_server.root, site_url=_site_server.base)
+    return _site_server.root, proc.stderr
 
 
 @pytest.fixture(scope="session")
@@ -39,17 +132,49 @@ def site(site_build) -> Path:
     return site_build[0]
 
 
-def lang_root(site: Path, lang: str) -> Path:
-    return site if lang == "zh" else site / "en"
+@pytest.fixture(scope="session")
+def served(site, _site_server) -> Served:
+    """The session's site served on 127.0.0.1 at the address it was built for (instant navigation works)."""
+    _site_server.start()
+    return Served(root=site, base=_site_server.base)
 
 
-def pages(site: Path, lang: str) -> list[Path]:
-    """Built HTML pages of one language (the other language's folder excluded)."""
-    root = lang_root(site, lang)
-    out = []
-    for p in sorted(root.rglob("*.html")):
-        rel = p.relative_to(root)
-        if lang == "zh" and rel.parts and rel.parts[0] == "en":
-            continue
-        out.append(p)
-    return out
+# ---------------------------------------------------------------- the browser
+
+
+# Module scope, not session: Playwright's sync API runs one instance per thread at a
+# time, and a module may start its own (tools/screenshot.py can).
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def tab(browser, served):
+    """One tab per module on the served site; every request to another host is recorded and aborted."""
+    with open_tab(browser, served) as t:
+        yield t
+
+
+@pytest.fixture
+def clean_tab(tab):
+    """The module's tab with its records cleared and light mode, checked for other hosts afterwards."""
+    tab.set_scheme("default")
+    tab.reset()
+    yield tab
+    assert not tab.foreign, f"requests to other hosts: {tab.foreign}"
+
+
+# ---------------------------------------------------------------- real models
+
+
+@pytest.fixture(scope="session")
+def real_models():
+    """normref.models.load (a model loads once per process); a test using it is marked `models`."""
+    from normref.models import load
+
+    return load
+

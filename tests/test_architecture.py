@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 
 HOOK_CODE_LINES_MAX = 80  # "a few dozen typed lines": code, not counting docstrings, comments and blank lines
 
@@ -104,3 +104,79 @@ def test_packages_import_without_mkdocs(package):
             "    importlib.import_module(m.name)\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def import_graph(packages=("normref", "normsite")) -> dict[str, set[str]]:
+    """{module: the first-party modules it imports}, every import counted (top level and inside
+    functions). A registry's run-time imports of its package's modules are not edges: a package
+    that loads its modules by name does not make a cycle with them."""
+    mods: dict[str, Path] = {}
+    for p in packages:
+        mods.update(_modules(p))
+    return {m: {i for i in _edges(m, path, mods) if i != m} for m, path in mods.items()}
+
+
+def _edges(module: str, path: Path, mods) -> set[str]:
+    """The modules a file depends on. ``from pkg import sub`` (a submodule) depends on sub, not on
+    pkg's own code: the parent package is imported first anyway, and that is not a cycle."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")
+                stem = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                stem = node.module
+            subs = {f"{stem}.{a.name}" for a in node.names} & set(mods)
+            found.update(subs)
+            if len(subs) < len(node.names):  # some names are attributes of stem itself
+                found.add(stem)
+    return found & set(mods)
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                return path[path.index(n):] + [n]
+            if n not in state and (found := visit(n)):
+                return found
+        path.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("def measure():\n    from .m import f\n    return f()\n", encoding="utf-8")
+    (pkg / "m.py").write_text("from . import spec\n", encoding="utf-8")
+    mods = {"pkg", "pkg.m"}
+    graph = {"pkg": _edges("pkg", pkg / "__init__.py", mods), "pkg.m": _edges("pkg.m", pkg / "m.py", mods)}
+    assert find_cycle(graph) == ["pkg", "pkg.m", "pkg"]
+    # Importing a sibling submodule through the package is no cycle.
+    (pkg / "m.py").write_text("from . import n\n", encoding="utf-8")
+    (pkg / "n.py").write_text("X = 1\n", encoding="utf-8")
+    mods = {"pkg", "pkg.m", "pkg.n"}
+    graph = {m: _edges(m, pkg / ("__init__.py" if m == "pkg" else m[4:] + ".py"), mods) - {m} for m in mods}
+    assert graph["pkg.m"] == {"pkg.n"} and find_cycle(graph) is None

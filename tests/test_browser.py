@@ -1,14 +1,11 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright.
 
-One browser and one tab serve the whole file; the site is served on
-127.0.0.1 by a small threaded http.server. Every request the browser makes is
-routed through the tests: requests to the local server go through, anything
-else is recorded and aborted, so "no other host" is checked on every page
-view of every test, not only in the page-load test.
-
-Instant navigation only works when the served address equals the build's
-site_url, so the suite serves the session's `site` on that address when the
-port is free, and otherwise builds its own copy for a free port.
+One browser and one tab serve the whole file (conftest's `browser` and `tab`);
+the session's built site is served on 127.0.0.1 at the address it was built
+for, since instant navigation only works when the two agree (`served`). Every
+request the browser makes is routed through the tests: requests to the local
+server go through, anything else is recorded and aborted, so "no other host"
+is checked on every page view of every test, not only in the page-load test.
 
 Screenshots land in test-artifacts/screenshots/ (gitignored).
 """
@@ -16,28 +13,15 @@ Screenshots land in test-artifacts/screenshots/ (gitignored).
 from __future__ import annotations
 
 import html
-import http.server
 import json
-import os
 import re
-import threading
-from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from conftest import LANGS, ROOT, build_site, lang_root, pages
-
-pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync"]
-ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
-SERIOUS = ("serious", "critical")
+from support import LANGS, ROOT, SCREENSHOTS, Served, Tab, axe_violations
 
 
 # ---------------------------------------------------------------- search queries
@@ -77,192 +61,6 @@ def _matches(rel: str, fragment: str, expected: str) -> bool:
     if expected.startswith("#") or (not sep and frag):
         return fragment == frag
     return rel == path and (not frag or fragment == frag)
-
-
-# ---------------------------------------------------------------- fixtures
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, request, client_address, server):
-        super().__init__(request, client_address, server, directory=str(server.root))
-
-    def log_message(self, *args):  # keep the test output clean
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    root: Path
-
-
-@dataclass
-class Served:
-    root: Path  # the site folder: zh at root/, en at root/en/
-    base: str  # http://127.0.0.1:PORT/
-
-    def url(self, lang: str, rel: str = "") -> str:
-        return self.base + ("" if lang == "zh" else "en/") + rel
-
-    def rel(self, lang: str, url: str) -> str:
-        """Path of `url` relative to the language root (query and fragment dropped)."""
-        path = urlsplit(url).path
-        root = urlsplit(self.url(lang)).path
-        assert path.startswith(root), f"{url} is outside the {lang} site"
-        return path[len(root):]
-
-    def lang_of(self, url: str) -> str:
-        return "en" if urlsplit(url).path.startswith(urlsplit(self.url("en")).path) else "zh"
-
-    def pages(self, lang: str) -> list[str]:
-        """Every built page of a language, as a path relative to its root (index.html dropped)."""
-        out = []
-        for p in pages(self.root, lang):
-            rel = p.relative_to(lang_root(self.root, lang)).as_posix()
-            out.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
-        return out
-
-    def instant_pages(self, lang: str) -> list[str]:
-        """The pages instant navigation can reach: those in the language's sitemap (Material
-        intercepts only links to them; the print edition is left out of it, on purpose)."""
-        locs = re.findall(r"<loc>([^<]+)</loc>", (lang_root(self.root, lang) / "sitemap.xml").read_text(encoding="utf-8"))
-        paths = {urlsplit(u).path for u in locs}
-        root = urlsplit(self.url(lang)).path
-        return [r for r in self.pages(lang) if root + r in paths]
-
-    def html(self, lang: str, rel: str) -> str:
-        p = lang_root(self.root, lang) / rel
-        return (p / "index.html" if rel == "" or rel.endswith("/") else p).read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="session")
-def served(request, tmp_path_factory):
-    want = urlsplit(os.environ.get("NORMREF_SITE_URL", "http://127.0.0.1:8000/"))
-    server = None
-    if want.scheme == "http" and want.hostname == "127.0.0.1" and want.path in ("", "/"):
-        try:
-            server = _Server(("127.0.0.1", want.port or 80), _Handler)
-        except OSError:  # taken (e.g. by `make serve`): build our own copy below
-            server = None
-        else:
-            server.root = request.getfixturevalue("site")
-    if server is None:
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.root = tmp_path_factory.mktemp("site-browser")
-        build_site(server.root, env_extra={"NORMREF_SITE_URL": f"http://127.0.0.1:{server.server_port}/"})
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield Served(root=Path(server.root), base=f"http://127.0.0.1:{server.server_port}/")
-    server.shutdown()
-    server.server_close()
-
-
-# Module scope, not session: Playwright's sync API cannot run twice at once in
-# one thread, and other test files (test_subpath.py) start their own.
-@pytest.fixture(scope="module")
-def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
-
-
-@dataclass
-class Tab:
-    """The session's one browser tab, with what it saw since the last reset."""
-
-    page: object
-    served: Served
-    errors: list = field(default_factory=list)  # console errors, page errors, failed loads
-    foreign: list = field(default_factory=list)  # requests to any other host (aborted)
-    local: list = field(default_factory=list)  # requests to the local server
-
-    def reset(self):
-        self.errors.clear()
-        self.foreign.clear()
-        self.local.clear()
-
-    def goto(self, url: str, idle: bool = False):
-        resp = self.page.goto(url, wait_until="networkidle" if idle else "load")
-        assert resp is not None and resp.status == 200, f"{url}: HTTP {resp and resp.status}"
-        return resp
-
-    def mark(self):
-        """Tag the document; the tag survives only an instant (JS) navigation."""
-        self.page.evaluate("window.__nrMark = 1")
-
-    def marked(self) -> bool:
-        return self.page.evaluate("window.__nrMark === 1")
-
-    def instant(self, target: str):
-        """Follow the site's own link to `target` (as the reader's click would) and wait for it."""
-        # Material intercepts links only once it has fetched the sitemap. Wait for that
-        # fetch itself: "networkidle" (no request for 500 ms) timed out on a busy machine.
-        self.page.wait_for_load_state("load")
-        self.page.wait_for_function(
-            "() => performance.getEntriesByType('resource')"
-            ".some(e => e.name.split('?')[0].endsWith('/sitemap.xml') && e.responseEnd > 0)")
-        clicked = self.page.evaluate(
-            """(target) => {
-                const a = [...document.querySelectorAll('a[href]')].find(a => a.href.split('#')[0] === target);
-                if (!a) return false;
-                a.click();
-                return true;
-            }""",
-            target,
-        )
-        assert clicked, f"no link to {target} on {self.page.url}"
-        self.page.wait_for_url(target)
-        self.page.wait_for_load_state("load")
-        # Material swaps the content, then emits document$; wait until the new title is in.
-        self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')", arg=target)
-
-
-@pytest.fixture(scope="module")
-def tab(browser, served):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"],
-                              color_scheme="light")
-    origin = served.base.rstrip("/")
-    t = Tab(page=None, served=served)
-
-    def route(r):
-        url = r.request.url
-        if url.startswith(origin + "/"):
-            t.local.append(url)
-            r.continue_()
-        else:
-            t.foreign.append(url)
-            r.abort()
-
-    ctx.route("**/*", route)
-    # Material remembers the last palette in localStorage and prefers it to the
-    # system's colour scheme; forget it before each page loads, so every page
-    # follows the scheme the test emulates (as on a reader's first visit).
-    ctx.add_init_script("try { Object.keys(localStorage).filter(k => k.endsWith('.__palette'))"
-                        ".forEach(k => localStorage.removeItem(k)); } catch (e) {}")
-    # Requests that bypass routing (workers, say) are still seen here.
-    ctx.on("request", lambda rq: t.foreign.append(rq.url)
-           if not rq.url.startswith((origin + "/", "data:", "blob:")) and rq.url not in t.foreign else None)
-    page = ctx.new_page()
-    page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text} ({m.location.get('url')})")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: t.errors.append(f"page error: {e}"))
-    page.on("response", lambda r: t.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    t.page = page
-    yield t
-    ctx.close()
-
-
-@pytest.fixture
-def clean_tab(tab):
-    """The session's tab with its records cleared, checked for other hosts afterwards."""
-    tab.page.emulate_media(color_scheme="light")
-    tab.reset()
-    yield tab
-    assert not tab.foreign, f"requests to other hosts: {tab.foreign}"
 
 
 # ---------------------------------------------------------------- every page
@@ -641,36 +439,21 @@ def test_math_renders_and_survives_instant_navigation(clean_tab, served, lang):
 # ---------------------------------------------------------------- accessibility and screenshots
 
 
-def _set_scheme(tab: Tab, scheme: str):
-    """Emulate the reader's system colour scheme; Material's palette follows it (see `tab`)."""
-    tab.page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
-
-
-def _scheme_is(tab: Tab, scheme: str):
-    tab.page.wait_for_function("(s) => document.body.getAttribute('data-md-color-scheme') === s", arg=scheme,
-                               timeout=5000)
-
-
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_accessibility(clean_tab, served, lang, scheme):
     """axe-core (the copy bundled in axe-playwright-python) finds nothing serious or critical."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe = Axe()
     found = {}
-    _set_scheme(clean_tab, scheme)
+    clean_tab.set_scheme(scheme)
     for rel in served.pages(lang):
         clean_tab.goto(served.url(lang, rel))
-        _scheme_is(clean_tab, scheme)
+        clean_tab.scheme_is(scheme)
         if rel == "":
             clean_tab.page.wait_for_selector('[data-nr-widget] input[type="range"]')
-        res = axe.run(clean_tab.page, options={"resultTypes": ["violations"]})
-        bad = [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5])
-               for v in res.response["violations"] if v["impact"] in SERIOUS]
+        bad = axe_violations(clean_tab.page)
         if bad:
             found[rel or "(home)"] = bad
-    _set_scheme(clean_tab, "default")
+    clean_tab.set_scheme("default")
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
 
 
@@ -687,15 +470,15 @@ def _key_pages(served: Served, lang: str) -> list[str]:
 @pytest.mark.parametrize("lang", LANGS)
 def test_screenshots(clean_tab, served, lang):
     """Full-page screenshots of the key pages in light and dark, kept in test-artifacts/."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     rels = _key_pages(served, lang)
     assert "" in rels
     for scheme in ("default", "slate"):
-        _set_scheme(clean_tab, scheme)
+        clean_tab.set_scheme(scheme)
         for rel in rels:
             clean_tab.goto(served.url(lang, rel))
             page = clean_tab.page
-            _scheme_is(clean_tab, scheme)
+            clean_tab.scheme_is(scheme)
             # Lazy images below the fold would be blank in a full-page shot: load them all.
             page.evaluate("""async () => {
                 const imgs = [...document.querySelectorAll('article img')];
@@ -707,8 +490,8 @@ def test_screenshots(clean_tab, served, lang):
                                    ".filter(i => i.offsetParent !== null && !(i.naturalWidth > 0)).map(i => i.src)")
             assert not broken, f"{rel} ({scheme}): images that do not show: {broken}"
             name = (rel.strip("/").replace("/", "-") or "home")
-            out = ARTIFACTS / f"{lang}-{name}-{'light' if scheme == 'default' else 'dark'}.png"
+            out = SCREENSHOTS / f"{lang}-{name}-{'light' if scheme == 'default' else 'dark'}.png"
             page.screenshot(path=str(out), full_page=True)
             assert out.stat().st_size > 10_000, out
-    _set_scheme(clean_tab, "default")
+    clean_tab.set_scheme("default")
     assert not clean_tab.errors, clean_tab.errors

@@ -1,4 +1,7 @@
-"""The built site: both languages, strict, offline, cached, and saying what normref computes."""
+"""The built site: both languages, strict, offline, cached, and saying what normref computes.
+
+The site-layer unit tests further down (normsite.build.Site on a string, no build)
+use no built site, so they run in the fast tier."""
 
 from __future__ import annotations
 
@@ -8,14 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, build_site, lang_root, pages
 from normref import figures, values
 from normsite import SiteError, assets
 from normsite.build import Site
-
-pytestmark = pytest.mark.build
-
-LANGS = ("zh", "en")
+from support import LANGS, ROOT, lang_root, pages
 URL = re.compile(r"""(?:src|href|srcset|content)\s*=\s*["']\s*((?:https?:)?//[^"'\s]+)""", re.I)
 CSS_URL = re.compile(r"""url\(\s*["']?((?:https?:)?//[^)"']+)""", re.I)
 ABS_URL = re.compile(r"https?://[A-Za-z0-9.\-]+[^\s\"'`)]*")
@@ -146,8 +145,8 @@ def test_each_language_has_its_own_search_index(site):
     assert all(not d["location"].startswith("en/") for d in zh["docs"]), "the Chinese index holds English pages"
 
 
-def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, tmp_path):
-    proc = build_site(tmp_path / "again")
+def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, site_builder, site_url, tmp_path):
+    proc = site_builder(tmp_path / "again", site_url=site_url)
     for lang in LANGS:
         assert re.search(rf"normref \[{lang}\]: figures 0 rendered, \d+ from cache; snippets 0 run", proc.stderr), proc.stderr
     assert "Cache miss" not in proc.stderr and proc.stderr.count("Cache hit") >= 2

@@ -31,8 +31,55 @@ def test_unknown_figure_and_bad_arguments_are_clear_errors():
         figures.render_svg("scale_invariance", "fr", "light")
     with pytest.raises(ValueError, match="theme must be one of"):
         figures.render_svg("scale_invariance", "en", "sepia")
-    with pytest.raises(ValueError, match="alt text missing for en"):
-        figures.figure("x", alt={"zh": "图"}, caption={"zh": "a", "en": "b"})(lambda lang, theme: None)
+    with pytest.raises(TypeError, match="live in figures.yml"):
+        figures.figure("x", alt={"zh": "图"}, caption={"zh": "a", "en": "b"})
+
+
+def test_figure_texts_file_matches_the_registry_and_fills_every_placeholder():
+    figures.check_texts()
+    raw = figures.texts()
+    assert set(raw["figures"]) == set(figures.names())
+
+
+def _texts_file(tmp_path, figs: dict, phrases: dict | None = None):
+    import yaml
+
+    # One new folder per file: figures.texts() caches by path.
+    path = tmp_path / str(len(list(tmp_path.iterdir()))) / "figures.yml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump({"phrases": phrases or {}, "figures": figs}, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def _entry(zh="图", en="a figure"):
+    return {"alt": {"zh": zh, "en": en}, "caption": {"zh": zh, "en": en}}
+
+
+def test_figure_texts_are_validated_naming_the_figure(tmp_path):
+    every = {n: _entry() for n in figures.names()}
+    no_en = {**every, "scale_invariance": {"alt": {"zh": "图"}, "caption": {"zh": "图", "en": "x"}}}
+    with pytest.raises(figures.FigureTextError, match="figure 'scale_invariance', alt has no en text"):
+        figures.texts(_texts_file(tmp_path, no_en))
+    with pytest.raises(figures.FigureTextError, match="entries for unknown figures: no_such_figure"):
+        figures.check_texts(_texts_file(tmp_path, {**every, "no_such_figure": _entry()}))
+    missing = {n: e for n, e in every.items() if n != "softmax_saturation"}
+    with pytest.raises(figures.FigureTextError, match="no alt text and caption for the figure.s. softmax_saturation"):
+        figures.check_texts(_texts_file(tmp_path, missing))
+    typo = {**every, "scale_invariance": _entry(en="seed {{sed}}")}
+    with pytest.raises(figures.FigureTextError, match=r"'scale_invariance', alt \(en\) uses the unknown placeholder \{\{sed\}\}"):
+        figures.check_texts(_texts_file(tmp_path, typo))
+
+
+def test_figure_text_placeholders_take_phrases_and_fields(tmp_path):
+    path = _texts_file(tmp_path, {n: _entry() for n in figures.names()} | {
+        "grad_per_layer": _entry(zh="{{seeds}}；{{note}}", en="{{n_layer}} layers, {{note}}")},
+        phrases={"note": {"zh": "共 {{n_seeds}} 个", "en": "{{n_seeds}} seeds"}})
+    spec = figures.get("grad_per_layer")
+    from normref.experiments.toll_booth import GRAD
+
+    n = len(GRAD["seeds"])
+    assert figures._filled(spec, "alt", path) == {
+        "zh": f"{GRAD['seeds'][0]}–{GRAD['seeds'][-1]}；共 {n} 个", "en": f"{GRAD['n_layer']} layers, {n} seeds"}
 
 
 def test_render_is_deterministic_localised_and_themed():

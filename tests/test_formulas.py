@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,13 +13,14 @@ from torch.autograd.functional import jacobian
 import normref
 import normref.nn
 from normref import data, values
-from normref.data.quiz import LETTERS, QUIZ, quiz, render_markdown
+from normref.data.quiz import LETTERS, QUIZ, quiz
+from normsite.quiz import render_markdown
 from normref.experiments import formulas as fx
 from normref.experiments import softmax as sm
 from normref.values import fmt, fmt_vec
 from normref.values.basics import WORKED_X
 
-from conftest import LANGS, ROOT, lang_root
+from support import LANGS, ROOT, lang_root, run_snippet
 
 PAGES = ("formulas", "toll-booth", "interview")
 DIRECTIVE = re.compile(r"\[\[value:\s*([^\]\s]+)\s*\]\]")
@@ -51,7 +48,7 @@ def test_every_value_on_the_page_is_what_normref_computes(site, lang, page):
     names = DIRECTIVE.findall((ROOT / "docs" / lang / f"{page}.md").read_text(encoding="utf-8"))
     assert names, f"{page} uses no values"
     text = _text(_article(site, lang, page))
-    for name in set(names) - {"quiz.markdown"}:
+    for name in set(names):
         assert values.get(name, lang) in text, (page, name, values.get(name, lang))
 
 
@@ -137,7 +134,7 @@ def test_no_raw_tex_left(site, lang, page):
 
 
 def test_quiz_data_is_complete_in_both_languages():
-    assert len(QUIZ) == 3
+    assert len(QUIZ) == 5
     for lang in LANGS:
         qs = quiz(lang)
         assert [q["id"] for q in qs] == [q["id"] for q in QUIZ]
@@ -187,23 +184,15 @@ def test_pages_are_in_the_nav(site, lang):
 # ------------------------------------------------------------------ snippets' own claims
 
 
-def _run(name: str) -> str:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
-    p = subprocess.run([sys.executable, str(ROOT / "snippets" / name)], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
-    return p.stdout
-
-
 def test_residual_paths_snippet_shows_the_identity_path():
-    out = _run("residual_paths.py")
+    out = run_snippet("residual_paths.py", timeout=300)
     assert "x_L == x_0 + sum of branches: True" in out
     assert re.search(r"pre-LN, branches off: dx_L/dx_0 == I \? True", out)
     assert re.search(r"post-LN, branches off: dx_L/dx_0 == I \? False", out)
 
 
 def test_ln_jacobian_snippet_agrees_with_lemma3_and_the_page():
-    out = _run("ln_jacobian.py")
+    out = run_snippet("ln_jacobian.py", timeout=300)
     rows = [line.split() for line in out.splitlines()[1:]]
     for c, _, spectral, bound in rows:
         assert float(spectral) == pytest.approx(float(bound), rel=1e-2)

@@ -18,7 +18,7 @@ from normsite import SiteError
 from normsite import glossary as sg
 from normsite.build import Site
 
-from conftest import ROOT, lang_root, pages
+from support import ROOT, lang_root, pages
 
 LANGS = gl.LANGS
 
@@ -100,7 +100,7 @@ BAD = {
     "alias repeating its own name": (
         lambda r: _term(r, "warmup")["aliases"].append("Learning-rate warmup"), ["'warmup'", "listed twice"]),
     "missing see-also target": (
-        lambda r: _term(r, "rmsnorm")["see_also"].append("qk-norm"), ["'rmsnorm'", "see_also target 'qk-norm' is not a term"]),
+        lambda r: _term(r, "rmsnorm")["see_also"].append("qk-clip"), ["'rmsnorm'", "see_also target 'qk-clip' is not a term"]),
     "see-also itself": (
         lambda r: _term(r, "rms")["see_also"].append("rms"), ["'rms'", "lists the term itself"]),
     "unknown group": (
@@ -230,7 +230,6 @@ def _soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
-@pytest.mark.build
 @pytest.mark.parametrize("lang", LANGS)
 def test_glossary_page_has_every_entry(site, g, lang):
     soup = _soup(lang_root(site, lang) / "glossary" / "index.html")
@@ -259,13 +258,11 @@ def test_glossary_page_has_every_entry(site, g, lang):
         assert bool(explained) == bool(page_built), f"{lang}: #{t.id} explained-on link {explained} vs page {t.page}"
 
 
-@pytest.mark.build
 def test_anchors_are_shared_between_languages(site, g):
     ids = [{h["id"] for h in _soup(lang_root(site, lang) / "glossary" / "index.html").select("h3.nr-gloss-term")} for lang in LANGS]
     assert ids[0] == ids[1] == set(g.ids())
 
 
-@pytest.mark.build
 @pytest.mark.parametrize("lang", LANGS)
 def test_pages_link_terms_with_tooltips(site, g, lang):
     root = lang_root(site, lang)
@@ -404,7 +401,6 @@ def test_search_cases_cover_every_name_alias_and_subword(g):
     assert all(c.anchor == f"glossary/#{c.term}" for c in cases)
 
 
-@pytest.mark.build
 def test_every_term_and_alias_is_found_by_search_in_both_sites(indexes):
     failures = []
     cases = sg.search_cases()
@@ -425,7 +421,6 @@ def test_every_term_and_alias_is_found_by_search_in_both_sites(indexes):
     assert not failures, f"{len(failures)} of {len(cases)} search cases fail:\n" + "\n".join(failures[:40])
 
 
-@pytest.mark.build
 def test_chinese_subword_finds_its_compounds(indexes):
     for lang in LANGS:
         idx = indexes[lang]
@@ -434,7 +429,6 @@ def test_chinese_subword_finds_its_compounds(indexes):
         assert {"layernorm", "rmsnorm", "pre-ln", "post-ln", "normalization"} <= hits, f"{lang}: 归一化 finds {sorted(hits)}"
 
 
-@pytest.mark.build
 def test_search_indexes_are_one_language_each(site, indexes):
     zh, en = indexes["zh"], indexes["en"]
     assert zh.config["lang"] == ["zh"] and en.config["lang"] == ["en"]
@@ -465,7 +459,6 @@ def test_search_indexes_are_one_language_each(site, indexes):
 NAME_RANK_MAX = 5  # a name's entry must be among the first results on the glossary page
 
 
-@pytest.mark.build
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run Material's search worker")
 def test_materials_own_search_worker_finds_every_entry(site):
     """Ask the search code the browser runs (Material's worker, in node) every query of search_cases().

@@ -1,6 +1,7 @@
 """Real models: our forwards against transformers, the recorded statistics, bad input, the CLI.
 
-The slow tests load real weights (marked ``models``; they run in ``make test``).
+The slow tests load real weights: they use the ``real_models`` fixture, which marks them
+``models`` (tests/conftest.py); they run in ``make test``, not in ``make test-fast``.
 Each model is loaded once per session (``normref.models.load`` caches it).
 """
 
@@ -24,24 +25,23 @@ PROMPT_ZH = "归一化让每个词元的隐藏向量保持稳定。"
 
 
 @pytest.fixture(scope="module")
-def smol():
-    return load("smollm2-135m")
+def smol(real_models):
+    return real_models("smollm2-135m")
 
 
 @pytest.fixture(scope="module")
-def mini():
-    return load("minilm-l6")
+def mini(real_models):
+    return real_models("minilm-l6")
 
 
 def _doc(model: str, prompt: str) -> dict:
     # Uncached on purpose: these tests check the computation, not an old cache entry.
-    return measure_mod._measure.uncached(model, prompt, "test", "test", "test")
+    return measure_mod._measure.uncached(model, prompt, "test", "test")
 
 
 # ---------------------------------------------------------------- cross-checks with transformers
 
 
-@pytest.mark.models
 def test_smollm2_logits_and_tokens_match_transformers(smol, monkeypatch):
     import functools
 
@@ -67,7 +67,6 @@ def test_smollm2_logits_and_tokens_match_transformers(smol, monkeypatch):
         assert diff <= 1e-3, f"max |logit difference| = {diff:.2e} on {text!r}"
 
 
-@pytest.mark.models
 def test_minilm_hidden_states_match_transformers(mini):
     from transformers import BertModel
 
@@ -83,7 +82,6 @@ def test_minilm_hidden_states_match_transformers(mini):
                                    rtol=1e-5)
 
 
-@pytest.mark.models
 def test_greedy_text_is_sensible(smol):
     assert smol.generate(PROMPT_EN, 1).strip() == "Paris"
     with pytest.raises(ValueError, match="encoder"):
@@ -98,7 +96,6 @@ def _norms(doc):
         yield from part["norms"]
 
 
-@pytest.mark.models
 def test_smollm2_statistics(smol):
     doc = _doc("smollm2-135m", PROMPT_EN)
     d, n = doc["model"]["d"], doc["model"]["n_layer"]
@@ -123,7 +120,6 @@ def test_smollm2_statistics(smol):
     assert s["l2_all"] == pytest.approx(np.mean(s["l2_tokens"]))
 
 
-@pytest.mark.models
 def test_minilm_statistics(mini):
     doc = _doc("minilm-l6", "The capital of France is Paris.")
     d = doc["model"]["d"]
@@ -172,7 +168,6 @@ def test_empty_prompt_is_a_clear_error():
         check_prompt(["hello"])
 
 
-@pytest.mark.models
 def test_prompt_longer_than_the_context_is_a_clear_error(smol, mini, tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"takes at most 8192 tokens"):
         smol.encode(" a" * (smol.cfg.context + 1))
@@ -189,7 +184,6 @@ def test_prompt_longer_than_the_context_is_a_clear_error(smol, mini, tmp_path, m
 # ---------------------------------------------------------------- cache and CLI
 
 
-@pytest.mark.models
 def test_measurement_is_cached_on_disk(mini, tmp_path, monkeypatch):
     from normref.models import files
 
@@ -207,7 +201,6 @@ def test_measurement_is_cached_on_disk(mini, tmp_path, monkeypatch):
         measure("minilm-l6", "A different prompt is a different key.")
 
 
-@pytest.mark.models
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_cli_writes_valid_json_and_prints_a_table(model, smol, mini, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
@@ -240,8 +233,7 @@ def test_snippet_measures_the_page_prompt():
     assert f'prompt = "{PROMPTS["en"]}"' in src
 
 
-@pytest.mark.models
-def test_layer_explorer_dataset_and_tables():
+def test_layer_explorer_dataset_and_tables(real_models):
     d = data.get("layer_explorer", "zh")
     json.loads(data.to_json(d))
     assert d["prompt_order"] == ["zh", "en"]
@@ -250,15 +242,14 @@ def test_layer_explorer_dataset_and_tables():
         for pl in ("en", "zh"):
             run = entry["runs"][pl]
             assert len(run["layers"]) == n and len(run["layers"][0]["stream_in"]["l2_tokens"]) == run["n_tokens"]
-    for name, model in (("models.table.smol", "smollm2-135m"), ("models.table.mini", "minilm-l6")):
+    for name, model in (("models.smol.layers", "smollm2-135m"), ("models.mini.layers", "minilm-l6")):
         n = d["models"][model]["model"]["n_layer"]
         for lang in ("zh", "en"):
-            assert len(values.get(name, lang).splitlines()) == n + 3  # header, rule, layers, end
+            assert len(values.table(name, lang).rows) == n + 1  # layers, end
     assert values.get("models.smol.n_layer") == "30" and values.get("models.smol.sqrt_d") == "24"
 
 
-@pytest.mark.models
-def test_figure_captions_name_what_the_weights_file_says():
+def test_figure_captions_name_what_the_weights_file_says(real_models):
     from normref import figures
 
     m = measure("smollm2-135m", "The capital of France is")["model"]
@@ -274,22 +265,20 @@ def test_figure_captions_name_what_the_weights_file_says():
     assert "uncased English" in figures.get("models_l2_layers").caption["en"]
 
 
-@pytest.mark.build
 def test_real_models_page_in_both_languages(site):
     import html as html_mod
     import re
 
-    from conftest import lang_root
+    from support import lang_root
 
     for lang in ("zh", "en"):
         page = (lang_root(site, lang) / "real-models" / "index.html").read_text(encoding="utf-8")
         for name in ("models_forward_strip", "models_l2_layers", "models_gains", "models_massive"):
             assert f"{name}-light.svg" in page and f"{name}-dark.svg" in page, (lang, name)
-        for name in ("models.smol.en.growth", "models.smol.pos0_dim", "models.mini.zh.n_unk", "models.smol.sqrt_d"):
+        for name in ("models.smol.en.growth", f"position0.{lang}.dim", "models.mini.zh.n_unk", "models.smol.sqrt_d"):
             assert values.get(name, lang) in page, (lang, name)
         # The detail table is generated: its first data row is in the page.
-        first_row = values.get("models.table.smol", lang).splitlines()[2]
-        cells = [c.strip() for c in first_row.strip("|").split("|")]
+        cells = values.table("models.smol.layers", lang).rows[0]
         assert all(f">{c}<" in page for c in cells if c), (lang, cells)
         # (the hook wraps [[data: …]] in a <template>, so instant navigation does not run it as a script)
         blob = re.search(r'<template class="nr-data" id="nr-data-layer_explorer"><script type="application/json">'

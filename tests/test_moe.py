@@ -183,7 +183,7 @@ def test_experiment_bad_input():
 def test_page_states_what_normref_computes(site):
     from normref import values
 
-    from conftest import lang_root
+    from support import lang_root
 
     for lang in ("zh", "en"):
         html = (lang_root(site, lang) / "k3-latentmoe" / "index.html").read_text(encoding="utf-8")

@@ -10,10 +10,8 @@ characters themselves, not the look-alike radicals, and in a real CJK font).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -21,11 +19,10 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import LANGS, ROOT, lang_root
+from support import CHROMIUM, LANGS, ROOT, lang_root, load_tool
 from normref import glossary as gl
 from normsite import printed
 
-CHROMIUM = "/usr/bin/chromium"
 RADICALS = re.compile(r"[\u2e80-\u2fdf\u31c0-\u31ef]")
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -219,20 +216,12 @@ def test_print_font_holds_every_chinese_character_of_the_page(site, lang):
 # ---------------------------------------------------------------- the PDFs
 
 
-def _pdf_tool():
-    spec = importlib.util.spec_from_file_location("normref_pdf_tool", ROOT / "tools" / "pdf.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def pdfs(site, tmp_path_factory) -> dict[str, Path]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps`")
     out = tmp_path_factory.mktemp("pdf")
-    return _pdf_tool().make_pdfs(site, out=out)
+    return load_tool("pdf").make_pdfs(site, out=out)
 
 
 def _squash(s: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import LANGS, lang_root, pages
+from support import LANGS, lang_root, pages
 from normref import glossary as gl
 from normsite import glossary as site_glossary
 from normsite import reading

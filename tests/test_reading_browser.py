@@ -2,27 +2,22 @@
 reading (对照阅读) on every page in both directions, zoomable figures, and the
 language switch that keeps the reader's section, instant navigation included.
 
-The site is the session's build, served at its site_url (instant navigation
-needs that): by tests/test_browser.py's server when it is already up in this
-session, else by ours; if the address is taken by something else, a copy is
-built for a free port (as test_browser.py does).
+The session's site, served at the address it was built for (conftest's `served`);
+each test opens a fresh browser context (side-by-side is remembered in
+localStorage, so tests must not share one).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import re
-import threading
-import urllib.request
-from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import LANGS, build_site, lang_root
-from test_browser import CHROMIUM, CHROMIUM_FLAGS, SERIOUS, Served, Tab, _Handler, _Server
+from support import LANGS, Served, Tab, axe_violations
 
 pytestmark = pytest.mark.browser
 
@@ -32,52 +27,11 @@ OTHER = {"zh": "en", "en": "zh"}
 # ---------------------------------------------------------------- fixtures
 
 
-def _already_served(base: str, site: Path) -> bool:
-    try:
-        with urllib.request.urlopen(base, timeout=3) as r:
-            return r.read() == (site / "index.html").read_bytes()
-    except OSError:
-        return False
-
-
-@pytest.fixture(scope="module")
-def served(request, tmp_path_factory):
-    want = urlsplit(os.environ.get("NORMREF_SITE_URL", "http://127.0.0.1:8000/"))
-    site = request.getfixturevalue("site")
-    base = f"http://127.0.0.1:{want.port or 80}/"
-    if want.hostname == "127.0.0.1" and want.path in ("", "/") and _already_served(base, site):
-        yield Served(root=site, base=base)  # test_browser.py's server, same build
-        return
-    server = None
-    if want.hostname == "127.0.0.1" and want.path in ("", "/"):
-        try:
-            server = _Server(("127.0.0.1", want.port or 80), _Handler)
-            server.root = site
-        except OSError:
-            server = None
-    if server is None:
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.root = tmp_path_factory.mktemp("site-reading")
-        build_site(server.root, env_extra={"NORMREF_SITE_URL": f"http://127.0.0.1:{server.server_port}/"})
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Served(root=Path(server.root), base=f"http://127.0.0.1:{server.server_port}/")
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
-
-
-def _context(browser, served, t: Tab, **kw):
+@contextlib.contextmanager
+def _context(browser, served: Served, **kw):
+    """A fresh context on the served site (as support.open_tab, with a viewport and colour
+    scheme of the test's choosing): other hosts recorded and aborted, errors recorded."""
+    t = Tab(page=None, served=served)
     ctx = browser.new_context(**{"viewport": {"width": 1400, "height": 900}, "color_scheme": "light", **kw})
     origin = served.base.rstrip("/")
 
@@ -97,15 +51,17 @@ def _context(browser, served, t: Tab, **kw):
     page.on("pageerror", lambda e: t.errors.append(f"page error: {e}"))
     page.on("response", lambda r: t.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
     t.page = page
-    return ctx
+    try:
+        yield t
+    finally:
+        ctx.close()
 
 
 @pytest.fixture
 def tab(browser, served):
-    t = Tab(page=None, served=served)
-    ctx = _context(browser, served, t)
-    yield t
-    ctx.close()
+    """A fresh tab per test (this module's own: not conftest's module-wide one)."""
+    with _context(browser, served) as t:
+        yield t
     assert not t.foreign, f"requests to other hosts: {t.foreign}"
 
 
@@ -320,9 +276,7 @@ def test_side_by_side_tooltips_show_the_term_pair(tab, served, lang):
 
 def test_side_by_side_layout_wide_and_phone(browser, served):
     for width, wide in ((1400, True), (390, False)):
-        t = Tab(page=None, served=served)
-        ctx = _context(browser, served, t, viewport={"width": width, "height": 900})
-        try:
+        with _context(browser, served, viewport={"width": width, "height": 900}) as t:
             page = t.page
             page.goto(served.url("zh", "toll-booth/"))
             if wide:
@@ -345,8 +299,6 @@ def test_side_by_side_layout_wide_and_phone(browser, served):
                     assert b["bTop"] >= b["aBottom"] - 1 and b["bWidth"] > 250, b
             assert page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1"), "the page scrolls sideways"
             assert not t.errors and not t.foreign, (t.errors, t.foreign)
-        finally:
-            ctx.close()
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -355,13 +307,8 @@ def test_side_by_side_accessibility(browser, served, lang, scheme):
     """axe-core finds nothing serious or critical on any page with side-by-side reading on.
     (Not the print edition: side by side it is the whole site twice, minutes of axe; it is
     the other pages' content, and test_browser.py checks it as it comes.)"""
-    from axe_playwright_python.sync_playwright import Axe
-
-    t = Tab(page=None, served=served)
-    ctx = _context(browser, served, t, color_scheme=scheme)
-    try:
+    with _context(browser, served, color_scheme=scheme) as t:
         page = t.page
-        axe = Axe()
         found = {}
         page.goto(served.url(lang))
         page.evaluate("localStorage.setItem('nr.pair', '1')")
@@ -370,15 +317,11 @@ def test_side_by_side_accessibility(browser, served, lang, scheme):
             _pair_ready(page)
             page.wait_for_function("(s) => document.body.getAttribute('data-md-color-scheme') === s",
                                    arg="slate" if scheme == "dark" else "default")
-            res = axe.run(page, options={"resultTypes": ["violations"]})
-            bad = [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:4])
-                   for v in res.response["violations"] if v["impact"] in SERIOUS]
+            bad = axe_violations(page)
             if bad:
                 found[rel or "(home)"] = bad
         assert not found, json.dumps(found, ensure_ascii=False, indent=1)
         assert not t.errors and not t.foreign, (t.errors, t.foreign)
-    finally:
-        ctx.close()
 
 
 # ---------------------------------------------------------------- zoomable figures

@@ -8,7 +8,6 @@ fixture), never over a fixed list.
 from __future__ import annotations
 
 import filecmp
-import importlib.util
 import json
 import os
 import re
@@ -22,23 +21,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import LANGS, ROOT, build_site, lang_root, pages
 from normsite import notebooks, release
+from support import LANGS, ROOT, lang_root, load_tool, pages
 
 ARTIFACTS = ROOT / "test-artifacts"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
-
-
-links = _load("normref_links_tool", ROOT / "tools" / "links.py")
+links = load_tool("links")
 
 
 class Head(HTMLParser):
@@ -125,14 +116,13 @@ def _differences(a: Path, b: Path) -> list[str]:
     return sorted(set(out))
 
 
-@pytest.mark.build
-def test_two_clean_builds_are_byte_identical(site, tmp_path):
+def test_two_clean_builds_are_byte_identical(site, site_builder, site_url, tmp_path):
     """A cold build (own empty caches: figures, snippets, experiments and executed
     notebooks all redone) gives the same bytes as the session's build, which
     may have come from a warm cache. So the output is reproducible and the
     cache never changes what ships."""
     cold = tmp_path / "cold"
-    proc = build_site(cold, env_extra={"NORMREF_CACHE": str(tmp_path / "cache")})
+    proc = site_builder(cold, site_url=site_url, env_extra={"NORMREF_CACHE": str(tmp_path / "cache")})
     for lang in LANGS:
         m = re.search(rf"normref \[{lang}\]: figures (\d+) rendered, 0 from cache", proc.stderr)
         assert m and int(m.group(1)) > 0, f"the {lang} build was not cold:\n{proc.stderr[-2000:]}"

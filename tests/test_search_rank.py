@@ -8,28 +8,21 @@ before the change: zh 138 of 221, en 135 of 221 names and aliases first)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from dataclasses import asdict
 
 import pytest
 
-from conftest import LANGS, ROOT
+from support import CHROMIUM, LANGS, ROOT, load_tool
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("normref_search_rank_tool", ROOT / "tools" / "search_rank.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("search_rank")
 
 
 def test_section_rank_reads_the_result_list():

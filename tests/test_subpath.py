@@ -10,55 +10,30 @@ page, and search finds a page in each language.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import re
-import sys
-import threading
 import xml.etree.ElementTree as ET
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from conftest import LANGS, ROOT, build_site
+from support import LANGS, StaticServer, load_tool
 
 PREFIX = "/normref/"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
-
-pytestmark = pytest.mark.build
-
-
-def _links_tool():
-    spec = importlib.util.spec_from_file_location("normref_links_tool_subpath", ROOT / "tools" / "links.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
-def hosted(tmp_path_factory):
+def hosted(tmp_path_factory, site_builder):
     """(served root folder, site folder, base URL): the site at http://127.0.0.1:PORT/normref/."""
     root = tmp_path_factory.mktemp("host")
-    # Bind first: the address (with its port) goes into the build.
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    base = f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+    # Bound first: the address (with its port) goes into the build.
+    server = StaticServer(root)
+    base = server.base + PREFIX.lstrip("/")
     site = root / PREFIX.strip("/")
-    build_site(site, env_extra={"NORMREF_SITE_URL": base})
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    site_builder(site, site_url=base)
+    server.start()
     yield root, site, base
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 # ------------------------------------------------------------------ static
@@ -93,7 +68,7 @@ def test_no_built_file_links_outside_the_sub_path(hosted):
 
 def test_every_link_resolves_under_the_sub_path(hosted):
     _, site, base = hosted
-    report = _links_tool().check(site, base)
+    report = load_tool("links").check(site, base)
     assert report.site_url == base and report.checked > 0
     assert not report.broken, "\n".join(f"{s}: {u} ({w})" for s, u, w in report.broken[:30])
 
@@ -106,18 +81,7 @@ def test_404_page_loads_its_assets_from_the_sub_path(hosted):
         assert f'href="{base}"' in text and f'href="{base}en/"' in text
 
 
-# ------------------------------------------------------------------ in the browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no {CHROMIUM}: install Debian's chromium package")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
+# ------------------------------------------------------------------ in the browser (conftest's `browser`)
 
 
 class Watch:
@@ -152,7 +116,6 @@ def _a_page_below_the_root(site: Path, base: str) -> str:
     return (below[0] if below else base)[len(base):]
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("lang", LANGS)
 def test_home_page_loads_with_no_failed_request(hosted, watch, lang):
     _, _, base = hosted
@@ -165,7 +128,6 @@ def test_home_page_loads_with_no_failed_request(hosted, watch, lang):
     assert not watch.failed, "\n".join(watch.failed)
 
 
-@pytest.mark.browser
 def test_language_switch_stays_on_the_page_under_the_sub_path(hosted, watch):
     _, site, base = hosted
     path = _a_page_below_the_root(site, base)
@@ -187,7 +149,6 @@ def test_language_switch_stays_on_the_page_under_the_sub_path(hosted, watch):
     assert not watch.failed, "\n".join(watch.failed)
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("lang", LANGS)
 def test_search_finds_pages_under_the_sub_path(hosted, watch, lang):
     _, _, base = hosted
@@ -207,14 +168,11 @@ def test_search_finds_pages_under_the_sub_path(hosted, watch, lang):
     assert not watch.failed, "\n".join(watch.failed)
 
 
-@pytest.mark.browser
 def test_screenshot_tool_photographs_a_built_page(hosted, tmp_path, browser):
     import struct
 
     _, site, _ = hosted
-    tool = importlib.util.spec_from_file_location("normref_screenshot_tool", ROOT / "tools" / "screenshot.py")
-    mod = importlib.util.module_from_spec(tool)
-    tool.loader.exec_module(mod)
+    mod = load_tool("screenshot")
     out = mod.screenshot(site, tmp_path / "shot.png", path="en/", width=800, height=500, browser=browser)
     head = out.read_bytes()[:24]
     assert head[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", head[16:24]) == (800, 500)

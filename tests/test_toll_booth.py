@@ -11,7 +11,7 @@ from normref.blocks import BlockConfig, PostLNBlock, PreLNBlock, TinyConfig, Tin
 from normref.experiments import toll_booth as tb
 from normref.nn import LayerNorm, RMSNorm
 
-from conftest import LANGS, lang_root
+from support import LANGS, lang_root
 
 FIGURES = ("topologies", "grad_per_layer", "stream_norms", "warmup_curves", "softmax_saturation")
 

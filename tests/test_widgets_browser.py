@@ -1,4 +1,4 @@
-"""The four widgets of the content pages, in a real browser (Chromium via Playwright).
+"""The widgets in a real browser (Chromium via Playwright).
 
 Softmax saturation (formulas), layer explorer (real-models), quiz (interview)
 and glossary filter (glossary): each is driven with the keyboard (and with
@@ -9,27 +9,37 @@ also checked after Material's instant navigation, in light and dark mode (text
 must stand out from its background), and without JavaScript (the static
 content shows, the widget's empty box does not).
 
-The fixtures (served site, one browser, one tab) are test_browser.py's; this
+For every widget, the scale playground of the home page included (its numbers
+are test_browser.py's): one live region (one per question in the quiz) that
+announces one sentence per change, built from the page's label; one update per
+input event; class names of its own; and axe finds nothing serious after use.
+
+The fixtures (served site, one browser, one tab) are conftest.py's; this
 module gets its own browser and tab (module scope), the site is shared.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import numpy as np
 import pytest
 
-from conftest import LANGS
-from test_browser import Tab, _scheme_is, _set_scheme, browser, clean_tab, served, tab  # noqa: F401 (fixtures)
-
-pytestmark = pytest.mark.browser
+from support import LANGS, Tab, axe_violations, contrast
 
 PAGES = {"softmax-saturation": "formulas/", "layer-explorer": "real-models/", "quiz": "interview/",
          "glossary-filter": "glossary/"}
+# Every widget of the site: the content pages' and the home page's (test_browser.py and
+# test_placement_browser.py compare the last two with normref).
+WIDGETS = {**PAGES, "scale-playground": "", "placement-compare": "placement/"}
 # A control that exists only once the widget has mounted.
 READY = {"softmax-saturation": "input[type=range]", "layer-explorer": "table td", "quiz": "input[type=radio]",
-         "glossary-filter": "input[type=search]"}
+         "glossary-filter": "input[type=search]", "scale-playground": "input[type=range]",
+         "placement-compare": "table td"}
+# Each widget's own class prefix (nr-widget__* is the loader's, shared by all).
+PREFIX = {"softmax-saturation": "nr-softmax", "layer-explorer": "nr-layers", "quiz": "nr-quizw",
+          "glossary-filter": "nr-gloss-filter", "scale-playground": "nr-scale", "placement-compare": "nr-place"}
 
 
 def _sel(name: str) -> str:
@@ -37,7 +47,7 @@ def _sel(name: str) -> str:
 
 
 def _open(tab: Tab, served, lang: str, name: str):
-    tab.goto(served.url(lang, PAGES[name]))
+    tab.goto(served.url(lang, WIDGETS[name]))
     tab.page.wait_for_selector(f"{_sel(name)} {READY[name]}")
     return tab.page
 
@@ -68,7 +78,7 @@ def _softmax_reading(page) -> dict:
             return {
               c: parseFloat(w.dataset.nrC),
               p: [...w.querySelectorAll('[data-nr-p]')].map(e => num(e.textContent)),
-              bars: [...w.querySelectorAll('.nr-scale__bar')].map(e => parseFloat(e.style.width)),
+              bars: [...w.querySelectorAll('.nr-softmax__bar')].map(e => parseFloat(e.style.width)),
               top: num(top.textContent.split('=').pop()),
               top_name: top.textContent.split('=')[0].trim(),
               value: w.querySelector('input[type=range]').value,
@@ -135,10 +145,10 @@ def _layer_reading(page) -> dict:
             const w = document.querySelector(sel);
             const out = {};
             w.querySelectorAll('[data-nr-value]').forEach(td => { out[td.dataset.nrValue] = td.textContent; });
-            const dot = w.querySelector('circle.nr-dot');
+            const dot = w.querySelector('circle.nr-layers__dot');
             return {values: out, model: w.dataset.nrModel, prompt: w.dataset.nrPrompt, stop: +w.dataset.nrStop,
                     dot_stop: +dot.getAttribute('data-nr-stop'), dot_x: +dot.getAttribute('cx'),
-                    points: w.querySelector('polyline.nr-line').getAttribute('points').trim().split(/\\s+/).length,
+                    points: w.querySelector('polyline.nr-layers__line').getAttribute('points').trim().split(/\\s+/).length,
                     caption: w.querySelector('caption').textContent,
                     prompt_text: w.querySelector('.nr-layers__prompt').textContent};
         }""",
@@ -223,40 +233,100 @@ def _verdicts(page) -> list[str]:
     return page.eval_on_selector_all(f"{_sel('quiz')} [data-nr-verdict]", "es => es.map(e => e.dataset.nrVerdict)")
 
 
+def _quiz_sentence(labels: dict, q: dict, i: int) -> tuple[str, str]:
+    """(verdict, the one sentence the question's live region says) when option i is checked."""
+    if i == q["answer"]:
+        return "right", f"\u2713 {labels['right']}"
+    return "wrong", f"\u2717 {labels['wrong']} {'ABCDEFGH'[q['answer']]}."
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_quiz_checks_answers(clean_tab, served, lang):
+def test_quiz_grades_only_when_checked(clean_tab, served, lang):
+    """Arrowing through a question's options chooses without grading; its check button grades
+    the option chosen; choosing again clears the verdict. Keyboard alone, then the mouse once."""
     from normref import data as nrdata
 
     quiz = nrdata.get("quiz", lang)
     page = _open(clean_tab, served, lang, "quiz")
     w = page.locator(_sel("quiz"))
+    labels = {k: _label(page, "quiz", k) for k in ("check", "choose", "right", "wrong")}
+    assert _is_zh(labels["check"] + labels["choose"]) == (lang == "zh")
     assert page.locator("div.nr-quiz").count() == len(quiz)
     assert page.locator("div.nr-quiz:visible").count() == 0  # the static copies give way to the widget
     assert w.locator("fieldset").count() == len(quiz)
     assert _verdicts(page) == [""] * len(quiz)
+
+    def right_so_far() -> int:
+        return int(w.get_attribute("data-nr-right"))
+
+    def active() -> str:
+        return page.evaluate("document.activeElement.type || document.activeElement.tagName")
+
     for n, q in enumerate(quiz):
         fs = w.locator("fieldset").nth(n)
         assert q["prompt"] in fs.locator("legend").text_content()
         radios = fs.locator("input[type=radio]")
-        assert radios.count() == len(q["options"])
-        verdict = fs.locator("[data-nr-verdict]")
+        k = len(q["options"])
+        assert radios.count() == k >= 2
+        verdict, explain = fs.locator("[data-nr-verdict]"), fs.locator(".nr-quizw__explain")
+        button = fs.get_by_role("button", name=labels["check"], exact=True)
         assert verdict.get_attribute("aria-live") == "polite"
-        # Keyboard alone: Space chooses the focused option, arrows move to the next one and choose it.
+        before = right_so_far()
+
+        # Check with nothing chosen: asked to choose, nothing graded.
+        button.focus()
+        page.keyboard.press("Enter")
+        assert verdict.get_attribute("data-nr-verdict") == "" and verdict.text_content() == labels["choose"]
+        assert explain.is_hidden()
+
+        # Space chooses the first option, arrows move the choice through all of them: no verdict.
         radios.nth(0).focus()
         page.keyboard.press("Space")
-        for i in range(len(q["options"])):
+        for i in range(k):
             assert radios.nth(i).is_checked(), (n, i)
-            want = "right" if i == q["answer"] else "wrong"
-            assert verdict.get_attribute("data-nr-verdict") == want, (lang, q["id"], i)
-            text = verdict.text_content()
-            assert q["explain"] in text
-            if want == "wrong":
-                assert "ABCDEFGH"[q["answer"]] + "." in text
-            if i + 1 < len(q["options"]):
+            assert verdict.get_attribute("data-nr-verdict") == "" and explain.is_hidden(), (lang, q["id"], i)
+            if i + 1 < k:
                 page.keyboard.press("ArrowDown")
-        # Leave every question on its right answer, by clicking it.
-        radios.nth(q["answer"]).check()
-        assert verdict.get_attribute("data-nr-verdict") == "right"
+        assert right_so_far() == before
+
+        # Tab reaches the check button, which grades the last option.
+        page.keyboard.press("Tab")
+        assert active() == "submit" or active() == "button"
+        page.keyboard.press("Space")
+        want, sentence = _quiz_sentence(labels, q, k - 1)
+        assert verdict.get_attribute("data-nr-verdict") == want and verdict.text_content() == sentence
+        assert explain.is_visible() and explain.text_content() == q["explain"]
+        assert right_so_far() == before + (want == "right")
+
+        # Back into the group: moving the choice clears the verdict and its point.
+        page.keyboard.press("Shift+Tab")
+        assert active() == "radio" and radios.nth(k - 1).evaluate("r => r === document.activeElement")
+        page.keyboard.press("ArrowUp")
+        assert radios.nth(k - 2).is_checked()
+        assert verdict.get_attribute("data-nr-verdict") == "" and verdict.text_content() == "" and explain.is_hidden()
+        assert right_so_far() == before
+
+        # Arrow to the right answer and check it with Enter.
+        for _ in range(k - 2 - q["answer"]):
+            page.keyboard.press("ArrowUp")
+        for _ in range(q["answer"] - (k - 2)):
+            page.keyboard.press("ArrowDown")
+        assert radios.nth(q["answer"]).is_checked()
+        assert verdict.get_attribute("data-nr-verdict") == ""
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        assert (verdict.get_attribute("data-nr-verdict"), verdict.text_content()) == _quiz_sentence(labels, q, q["answer"])
+        assert right_so_far() == before + 1
+
+    # The mouse works the same way: a click chooses, the button grades.
+    fs, q = w.locator("fieldset").first, quiz[0]
+    wrong = (q["answer"] + 1) % len(q["options"])
+    fs.locator("input[type=radio]").nth(wrong).check()
+    assert fs.locator("[data-nr-verdict]").get_attribute("data-nr-verdict") == ""
+    fs.get_by_role("button", name=labels["check"], exact=True).click()
+    assert fs.locator("[data-nr-verdict]").get_attribute("data-nr-verdict") == "wrong"
+    fs.locator("input[type=radio]").nth(q["answer"]).check()
+    fs.get_by_role("button", name=labels["check"], exact=True).click()
     assert w.get_attribute("data-nr-right") == str(len(quiz))
     assert _verdicts(page) == ["right"] * len(quiz)
     assert not clean_tab.errors, clean_tab.errors
@@ -375,6 +445,211 @@ def test_glossary_filter_keeps_anchors_working(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
+# ---------------------------------------------------------------- every widget: live regions, updates, class names
+
+
+def _use(page, name: str):
+    """Use a widget with the keyboard, the way a reader would, so that everything it can show is shown."""
+    w = _sel(name)
+    if name == "quiz":
+        from normref import data as nrdata
+
+        q = nrdata.get("quiz", page.evaluate("document.documentElement.lang"))[:2]
+        fs = page.locator(f"{w} fieldset")
+        for n, i in ((0, (q[0]["answer"] + 1) % len(q[0]["options"])), (1, q[1]["answer"])):  # one wrong, one right
+            fs.nth(n).locator("input[type=radio]").nth(i).focus()
+            page.keyboard.press("Space")
+            page.keyboard.press("Tab")
+            page.keyboard.press("Enter")
+    elif name == "glossary-filter":
+        _filter(page, "norm")
+    elif name == "placement-compare":
+        page.locator(f"{w} select").first.focus()
+        page.keyboard.press("ArrowDown")
+    else:
+        page.locator(f"{w} input[type=range]").focus()
+        page.keyboard.press("End")
+        page.keyboard.press("ArrowLeft")
+
+
+# Every live region inside a widget: an aria-live other than "off", or a live role
+# (an <output> is role=status, polite, unless it says aria-live="off").
+_LIVE = """(sel) => [...document.querySelector(sel).querySelectorAll('*')].filter(e => {
+    const live = e.getAttribute('aria-live');
+    if (live) return live !== 'off';
+    const role = e.getAttribute('role') || (e.tagName === 'OUTPUT' ? 'status' : '');
+    return ['status', 'alert', 'log', 'marquee', 'timer'].includes(role);
+}).map(e => ({tag: e.tagName, children: e.children.length, text: e.textContent}))"""
+
+# Count what each live region goes through: one mutation record per change of its text.
+_WATCH = """(sel) => {
+    const w = document.querySelector(sel);
+    w.__nrRecords = 0; w.__nrInputs = 0;
+    w.addEventListener('input', () => { w.__nrInputs += 1; }, true);
+    w.querySelectorAll('[aria-live]:not([aria-live="off"])').forEach(r =>
+        new MutationObserver(rs => { w.__nrRecords += rs.length; })
+            .observe(r, {childList: true, characterData: true, subtree: true}));
+}"""
+_TAKE = """(sel) => new Promise(done => setTimeout(() => {
+    const w = document.querySelector(sel);
+    const out = {records: w.__nrRecords, inputs: w.__nrInputs, updates: +w.dataset.nrUpdates};
+    w.__nrRecords = 0; w.__nrInputs = 0;
+    done(out);
+}, 0))"""
+
+
+def _fill(template: str, **values) -> str:
+    for k, v in values.items():
+        template = template.replace("{" + k + "}", str(v))
+    assert "{" not in template, template
+    return template
+
+
+def _one_sentence(template: str):
+    """A status label is one short sentence: it ends the sentence once, at its end."""
+    assert re.fullmatch(r"[^。]*[.。]", template) and ". " not in template, template
+
+
+def _expected_status(page, name: str, lang: str) -> str:
+    """The sentence the widget's live region should hold now, from the page's label and what the widget shows."""
+    w = page.locator(_sel(name))
+    template = _label(page, name, "count" if name == "glossary-filter" else "status")
+    if name == "glossary-filter":
+        return _fill(template, n=w.get_attribute("data-nr-shown"), m=w.get_attribute("data-nr-total"))
+    _one_sentence(template)
+    if name == "scale-playground":
+        return _fill(template, c=w.locator("output").text_content(),
+                     input=w.locator('[data-nr-value="in"]').text_content(),
+                     output=w.locator('[data-nr-value="out"]').text_content())
+    if name == "softmax-saturation":
+        top_name, p = w.locator('[data-nr-value="top"]').text_content().split(" = ")
+        return _fill(template, c=w.locator("output").text_content(), name=top_name, p=p)
+    selects = w.locator("select")
+    chosen = [selects.nth(i).evaluate("s => s.selectedOptions[0].textContent") for i in range(selects.count())]
+    if name == "placement-compare":
+        return _fill(template, a=chosen[0], b=chosen[1], setting=chosen[2],
+                     fa=w.locator('[data-nr-value="final.a"]').text_content(),
+                     fb=w.locator('[data-nr-value="final.b"]').text_content())
+    return _fill(template, model=selects.nth(0).evaluate("s => s.selectedOptions[0].textContent"),
+                 prompt=selects.nth(1).evaluate("s => s.selectedOptions[0].textContent"),
+                 layer=w.locator("output").text_content(), l2=w.locator('[data-nr-value="stream"]').text_content())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", [n for n in WIDGETS if n != "quiz"])
+def test_live_region_says_one_sentence_per_change(clean_tab, served, lang, name):
+    """One live region per widget, silent until the reader acts; then each keyboard step (and each
+    select or typed character) runs one update and changes the region once, to one sentence built
+    from the page's label and the numbers the widget shows; tables, bars and the value the control
+    already speaks (aria-valuetext) are not live."""
+    page = _open(clean_tab, served, lang, name)
+    sel = _sel(name)
+    regions = page.evaluate(_LIVE, sel)
+    assert len(regions) == 1, regions
+    assert regions[0]["children"] == 0 and (regions[0]["text"] == "" or name == "glossary-filter"), regions
+    page.evaluate(_WATCH, sel)
+    def pick(i, key="ArrowDown"):
+        page.locator(f"{sel} select").nth(i).focus()
+        page.keyboard.press(key)
+
+    if name == "glossary-filter":
+        box = page.locator(f"{sel} input[type=search]")
+        box.focus()
+        steps = [lambda ch=ch: page.keyboard.type(ch) for ch in "rms"] + [lambda: page.keyboard.press("Backspace")]
+    elif name == "placement-compare":  # three selects, no slider
+        steps = [lambda: pick(0), lambda: pick(0), lambda: pick(1, "ArrowUp"), lambda: pick(2, "ArrowUp")]
+    else:
+        page.locator(f"{sel} input[type=range]").focus()
+        steps = [lambda k=k: page.keyboard.press(k) for k in ("ArrowRight", "ArrowRight", "End", "ArrowLeft", "Home")]
+        if name == "layer-explorer":  # the selects too, with the keyboard
+            steps += [lambda: pick(1), lambda: pick(0)]
+    for i, step in enumerate(steps):
+        step()
+        got = page.evaluate(_TAKE, sel)
+        assert got["inputs"] == 1, (name, i, got)  # one input event per keyboard step ...
+        assert got["records"] == 1, (name, i, got)  # ... changes the live region once ...
+        region = page.evaluate(_LIVE, sel)[0]
+        assert region["children"] == 0 and region["text"] == _expected_status(page, name, lang), (name, i, region)
+    assert _is_zh(region["text"]) == (lang == "zh"), region
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", [n for n in WIDGETS if n != "quiz"])
+def test_one_update_per_input_event(clean_tab, served, lang, name):
+    """Each step of a control runs the widget's update once (data-nr-updates counts them): a slider
+    or a search box updates on `input` and a `change` (which a slider fires after its `input`) runs
+    none; a select updates on `change` and its `input` runs none."""
+    page = _open(clean_tab, served, lang, name)
+    sel = _sel(name)
+    page.evaluate(_WATCH, sel)
+    kind = {"glossary-filter": "input[type=search]", "placement-compare": "select"}.get(name, "input[type=range]")
+    control = page.locator(f"{sel} {kind}").first
+    control.focus()
+    keys = {"glossary-filter": ["r", "m", "Backspace"], "placement-compare": ["ArrowDown", "ArrowDown", "ArrowUp"]}.get(
+        name, ["ArrowRight", "End", "Home", "ArrowRight"])
+    for key in keys:
+        before = page.evaluate(_TAKE, sel)["updates"]
+        page.keyboard.press(key)
+        got = page.evaluate(_TAKE, sel)
+        assert got["inputs"] == 1 and got["updates"] == before + 1, (name, key, got)
+    before = page.evaluate(_TAKE, sel)["updates"]
+    other = "input" if kind == "select" else "change"
+    control.evaluate("(c, t) => c.dispatchEvent(new Event(t, {bubbles: true}))", other)
+    assert page.evaluate(_TAKE, sel)["updates"] == before, f"{name}: a {other} event ran an update"
+    if kind == "input[type=range]":  # fill() sets the value and fires input, then change: one update
+        control.fill(control.get_attribute("min"))
+        assert page.evaluate(_TAKE, sel)["updates"] == before + 1
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_quiz_live_regions_say_one_sentence(clean_tab, served, lang):
+    """The quiz has one live region per question, its verdict: one short sentence per check, the
+    explanation beside it and not live; moving between options leaves the regions untouched."""
+    from normref import data as nrdata
+
+    quiz = nrdata.get("quiz", lang)
+    page = _open(clean_tab, served, lang, "quiz")
+    sel = _sel("quiz")
+    regions = page.evaluate(_LIVE, sel)
+    assert len(regions) == len(quiz) and all(r["text"] == "" and r["children"] == 0 for r in regions), regions
+    labels = {k: _label(page, "quiz", k) for k in ("right", "wrong", "choose")}
+    _one_sentence(labels["choose"])
+    page.evaluate(_WATCH, sel)
+    q, fs = quiz[0], page.locator(f"{sel} fieldset").first
+    fs.locator("input[type=radio]").first.focus()
+    page.keyboard.press("Space")
+    for _ in range(len(q["options"]) - 1):
+        page.keyboard.press("ArrowDown")
+        assert page.evaluate(_TAKE, sel)["records"] == 0  # choosing says nothing
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert page.evaluate(_TAKE, sel)["records"] == 1
+    texts = [r["text"] for r in page.evaluate(_LIVE, sel)]
+    assert texts[0] == _quiz_sentence(labels, q, len(q["options"]) - 1)[1] and texts[1:] == [""] * (len(quiz) - 1)
+    assert q["explain"] not in texts[0]
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_widget_has_class_names_of_its_own(clean_tab, served, lang):
+    """Every class inside a mounted widget is its own (nr-NAME__…) or the loader's (nr-widget__…)."""
+    assert len(set(PREFIX.values())) == len(PREFIX)
+    for name in WIDGETS:
+        page = _open(clean_tab, served, lang, name)
+        _use(page, name)
+        # The page's own data <template class="nr-data"> is not the widget's; Material's
+        # focus polyfill adds focus-visible to whatever has the keyboard focus.
+        classes = set(page.evaluate("(sel) => [...document.querySelector(sel).querySelectorAll('[class]:not(template)')]"
+                                    ".flatMap(e => [...e.classList])", _sel(name))) - {"focus-visible"}
+        assert classes, name
+        other = {c for c in classes
+                 if not (c == PREFIX[name] or c.startswith((PREFIX[name] + "__", "nr-widget__")))}
+        assert not other, f"{name}: classes not its own: {sorted(other)}"
+    assert not clean_tab.errors, clean_tab.errors
+
+
 # ---------------------------------------------------------------- every widget: instant navigation, dark mode, no JS
 
 
@@ -401,6 +676,8 @@ def test_widgets_after_instant_navigation(clean_tab, served, lang):
             assert got["stop"] == got["dot_stop"] == got["points"] - 1
         elif name == "quiz":
             page.keyboard.press("Space")
+            assert _verdicts(page)[0] == ""  # chosen, not yet checked
+            page.locator(f"{_sel(name)} .nr-quizw__check").first.click()
             assert _verdicts(page)[0] in ("right", "wrong")
         else:
             page.keyboard.type("rmsnorm")
@@ -411,59 +688,28 @@ def test_widgets_after_instant_navigation(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
-_CONTRAST = """(sel) => {
-    const lum = (c) => {
-        const m = c.match(/[\\d.]+/g).map(Number);
-        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-        return [0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]), m.length > 3 ? m[3] : 1];
-    };
-    const bg = (e) => {
-        for (; e; e = e.parentElement) {
-            const c = getComputedStyle(e).backgroundColor;
-            if (c && lum(c)[1] > 0.5) return c;
-        }
-        return getComputedStyle(document.body).backgroundColor;
-    };
-    const w = document.querySelector(sel);
-    const worst = [];
-    const texts = [...w.querySelectorAll('*')].filter(e =>
-        ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches('input[type=search], select'))
-        && e.getClientRects().length);
-    for (const e of texts) {
-        const st = getComputedStyle(e);
-        const fg = e instanceof SVGElement ? st.fill : st.color;
-        const a = lum(fg)[0], b = lum(bg(e))[0];
-        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-        worst.push([ratio, e.tagName + '.' + (e.getAttribute('class') || '') + ': ' + e.textContent.slice(0, 30)]);
-    }
-    worst.sort((x, y) => x[0] - y[0]);
-    return {n: texts.length, worst: worst.slice(0, 3)};
-}"""
-
-
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_widgets_text_stands_out(clean_tab, served, lang, scheme):
     """Light and dark: every piece of text a widget draws (HTML and SVG) contrasts with what is behind it."""
-    _set_scheme(clean_tab, scheme)
+    clean_tab.set_scheme(scheme)
     try:
         page = clean_tab.page
-        for name in PAGES:
+        for name in WIDGETS:
             _open(clean_tab, served, lang, name)
-            _scheme_is(clean_tab, scheme)
-            if name == "quiz":  # show a verdict too
-                page.locator(f"{_sel(name)} input[type=radio]").first.check()
-            got = page.evaluate(_CONTRAST, _sel(name))
+            clean_tab.scheme_is(scheme)
+            _use(page, name)  # verdicts and explanations show too
+            got = contrast(page, _sel(name))
             assert got["n"] >= 3, (name, got)
             ratio, where = got["worst"][0]
             assert ratio >= 4.5, f"{lang} {scheme} {name}: contrast {ratio:.2f} at {where}"
     finally:
-        _set_scheme(clean_tab, "default")
+        clean_tab.set_scheme("default")
     assert not clean_tab.errors, clean_tab.errors
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_widgets_without_javascript(browser, served, lang):  # noqa: F811
+def test_widgets_without_javascript(browser, served, lang):
     """Without JavaScript: no empty widget boxes, and the static content each one enhances is there."""
     ctx = browser.new_context(java_script_enabled=False, color_scheme="light")
     ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(served.base) else r.abort())
@@ -492,29 +738,21 @@ def test_widgets_without_javascript(browser, served, lang):  # noqa: F811
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_widgets_accessibility(clean_tab, served, lang, scheme):
-    """axe-core on each mounted widget, after it has been used (verdict shown, filter applied)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    from test_browser import SERIOUS
-
-    axe = Axe()
+    """axe-core on each mounted widget, after it has been used with the keyboard (a slider moved,
+    a wrong and a right verdict shown, the filter applied)."""
     found = {}
-    _set_scheme(clean_tab, scheme)
+    clean_tab.set_scheme(scheme)
     try:
         page = clean_tab.page
-        for name in PAGES:
+        for name in WIDGETS:
             _open(clean_tab, served, lang, name)
-            _scheme_is(clean_tab, scheme)
-            if name == "quiz":
-                page.locator(f"{_sel(name)} input[type=radio]").first.check()
-            elif name == "glossary-filter":
-                _filter(page, "norm")
-            res = axe.run(page, context=_sel(name), options={"resultTypes": ["violations"]})
-            bad = [f"{v['id']} ({v['impact']}): {v['help']}" for v in res.response["violations"] if v["impact"] in SERIOUS]
+            clean_tab.scheme_is(scheme)
+            _use(page, name)
+            bad = axe_violations(page, context=_sel(name))
             if bad:
                 found[name] = bad
     finally:
-        _set_scheme(clean_tab, "default")
+        clean_tab.set_scheme("default")
     assert not found, found
     assert not clean_tab.errors, clean_tab.errors
 

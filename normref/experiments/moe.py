@@ -103,7 +103,7 @@ def _one(cfg: LatentMoEConfig, sigma: float, n_tokens: int, seed: int) -> dict:
     }
 
 
-@memo("normref.moe", "normref.nn")
+@memo
 def u_spread(n_tokens: int = 2048, seed: int = 0) -> dict:
     """{sweep: {"values": [...], "runs": [result of _one, ...]}} plus the base config."""
     if isinstance(n_tokens, bool) or not isinstance(n_tokens, int) or n_tokens < 2:
@@ -176,7 +176,7 @@ def _teacher_data(c: ToyConfig, n: int, gen: torch.Generator, teacher):
     return x, y
 
 
-@memo("normref.moe", "normref.nn")
+@memo
 def toy_training(seeds=(0, 1, 2), lrs=(3e-3, 1e-2), cfg: ToyConfig = TOY) -> dict:
     """Validation MSE curves, with and without the norm, for each seed and learning rate.
 

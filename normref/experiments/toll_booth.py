@@ -43,7 +43,7 @@ GRAD = dict(n_layer=12, d_model=64, n_head=4, vocab_size=64, block_size=32, batc
 STREAM = dict(n_layer=12, d_model=128, n_head=4, tokens=32, batch=16, seeds=tuple(range(5)))
 
 
-@cache.memo("normref.blocks", "normref.nn")
+@cache.memo
 @one_thread()
 def grad_per_layer(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"], n_head: int = GRAD["n_head"],
                    vocab_size: int = GRAD["vocab_size"], block_size: int = GRAD["block_size"], batch: int = GRAD["batch"],
@@ -75,7 +75,7 @@ def grad_per_layer(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"
 # ------------------------------------------------------------------ 2. residual stream at init
 
 
-@cache.memo("normref.blocks", "normref.nn")
+@cache.memo
 @one_thread()
 def stream_norms(n_layer: int = STREAM["n_layer"], d_model: int = STREAM["d_model"], n_head: int = STREAM["n_head"],
                  tokens: int = STREAM["tokens"], batch: int = STREAM["batch"], seeds: tuple = STREAM["seeds"],
@@ -184,7 +184,7 @@ def _train(s: TrainSetting, placement: str, warmup: int, data: torch.Tensor) -> 
     return np.array(losses)
 
 
-@cache.memo("normref.blocks", "normref.nn")
+@cache.memo
 @one_thread()
 def warmup_runs(setting: TrainSetting = TrainSetting()) -> dict:
     """Loss curves of Post-LN and Pre-LN, each with and without warmup: same data, same seed, Adam.

@@ -1,10 +1,11 @@
 """Every figure of the site, one function each, in a registry.
 
 A figure function takes ``(lang, theme)`` and returns a matplotlib Figure.
-It is registered with :func:`figure`, which also records its alt text and
-caption in both languages and the normref modules whose source it depends on
-(the cache key). Figure modules in this package are found automatically, so
-adding a figure means adding a decorated function in a module here.
+It is registered with :func:`figure`; its alt text and caption, in both
+languages, live in ``figures.yml`` beside this file (prose belongs in a data
+file, not in Python), which :func:`texts` loads and validates. Figure modules in
+this package are found automatically, so adding a figure means adding a
+decorated function in a module here and its entry in ``figures.yml``.
 
 Nothing here knows about MkDocs: ``python -m normref figures --out DIR``
 renders everything.
@@ -12,44 +13,72 @@ renders everything.
 
 from __future__ import annotations
 
+import functools
 import io
-from dataclasses import dataclass, field
-from typing import Callable
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 from .. import cache
 from .._registry import Registry
 
 LANGS = ("zh", "en")
 THEMES = ("light", "dark")
+TEXTS = Path(__file__).with_name("figures.yml")
+TEXT_KINDS = ("alt", "caption")
 
-__all__ = ["LANGS", "THEMES", "FigureSpec", "figure", "get", "names", "render_svg", "render_cached"]
+__all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
+           "check_texts", "render_svg", "render_cached"]
+
+
+class FigureTextError(ValueError):
+    """figures.yml is malformed, or does not match the registered figures."""
 
 
 @dataclass(frozen=True)
 class FigureSpec:
     name: str
     func: Callable
-    alt: dict  # lang -> alt text (what the figure shows, for screen readers)
-    caption: dict  # lang -> caption (what produced it: real weights, synthetic seed, or measurement)
-    deps: tuple = field(default_factory=tuple)
+    fields: Callable[[], Mapping] | None = None  # () -> {placeholder: value} for the texts
 
     @property
     def modules(self) -> tuple:
-        return (self.func.__module__, "normref.figures", "normref.figures._style", *self.deps)
+        """Where the cache key starts: the figure's module; the key covers all it imports (cache.closure)."""
+        return (self.func.__module__,)
+
+    @property
+    def alt(self) -> dict[str, str]:
+        """lang -> alt text: what the figure shows, for screen readers."""
+        return _filled(self, "alt")
+
+    @property
+    def caption(self) -> dict[str, str]:
+        """lang -> caption: what produced it (real weights, synthetic seed, or measurement)."""
+        return _filled(self, "caption")
 
 
 _REGISTRY = Registry(__name__, __path__, "figure")
 
 
-def figure(name: str, *, alt: dict, caption: dict, deps=()):
-    """Register a figure function under ``name``; alt and caption need zh and en."""
+def figure(name: str, *, fields: Callable[[], Mapping] | None = None, **removed):
+    """Register a figure function under ``name``.
+
+    Its alt text and caption are the entry ``name`` of figures.yml. ``fields``,
+    if given, is called when the texts are needed and returns the values of the
+    texts' ``{{placeholders}}`` (settings of the experiment the figure draws).
+    """
+    if "deps" in removed:
+        raise TypeError(f"figure {name!r}: deps= is gone; the cache key covers every normref module the figure's "
+                        "module imports, found from the code (normref.cache.closure)")
+    if removed:
+        raise TypeError(f"figure {name!r}: unexpected {', '.join(sorted(removed))}; alt text and caption "
+                        f"live in {TEXTS.name} (an entry {name!r} with alt and caption, zh and en)")
+    if fields is not None and not callable(fields):
+        raise TypeError(f"figure {name!r}: fields must be a callable returning a mapping, got {type(fields).__name__}")
 
     def deco(fn):
-        for what, d in (("alt", alt), ("caption", caption)):
-            missing = [lang for lang in LANGS if not (d.get(lang) or "").strip()]
-            if missing:
-                raise ValueError(f"figure {name!r}: {what} text missing for {', '.join(missing)}")
-        _REGISTRY.add(name, FigureSpec(name, fn, dict(alt), dict(caption), tuple(deps)), same=lambda a, b: a.func is b.func)
+        _REGISTRY.add(name, FigureSpec(name, fn, fields), same=lambda a, b: a.func is b.func)
         return fn
 
     return deco
@@ -61,6 +90,105 @@ def names() -> list[str]:
 
 def get(name: str) -> FigureSpec:
     return _REGISTRY.get(name)
+
+
+# ---------------------------------------------------------------- texts (figures.yml)
+
+
+def _bilingual(where: str, value) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise FigureTextError(f"{where} must be a mapping with zh and en text, got {type(value).__name__}")
+    extra = sorted(set(value) - set(LANGS))
+    if extra:
+        raise FigureTextError(f"{where} has unknown language(s) {extra}; expected only zh and en")
+    for lang in LANGS:
+        text = value.get(lang)
+        if not isinstance(text, str) or not text.strip():
+            raise FigureTextError(f"{where} has no {lang} text (both languages are required)")
+    return {lang: value[lang].strip() for lang in LANGS}
+
+
+def parse_texts(raw, source: str = TEXTS.name) -> dict:
+    """Validate the parsed YAML: {"phrases": {name: {lang: text}}, "figures": {name: {kind: {lang: text}}}}."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("figures"), dict):
+        raise FigureTextError(f"{source}: expected a mapping with a 'figures' mapping")
+    extra = sorted(set(raw) - {"phrases", "figures"})
+    if extra:
+        raise FigureTextError(f"{source}: unknown top-level key(s) {extra}; expected phrases and figures")
+    phrases = {str(k): _bilingual(f"{source}: phrase {k!r}", v) for k, v in (raw.get("phrases") or {}).items()}
+    figs = {}
+    for name, entry in raw["figures"].items():
+        where = f"{source}: figure {name!r}"
+        if not isinstance(entry, dict):
+            raise FigureTextError(f"{where} must be a mapping with alt and caption")
+        wrong = sorted(set(entry) ^ set(TEXT_KINDS))
+        if wrong:
+            raise FigureTextError(f"{where} must have exactly alt and caption; wrong or missing: {wrong}")
+        figs[str(name)] = {kind: _bilingual(f"{where}, {kind}", entry[kind]) for kind in TEXT_KINDS}
+    return {"phrases": phrases, "figures": figs}
+
+
+def texts(path: Path | None = None) -> dict:
+    """figures.yml (or ``path``), loaded and validated once (see :func:`parse_texts`)."""
+    return _load_texts(Path(path or TEXTS))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_texts(path: Path) -> dict:
+    import yaml  # PyYAML; imported here so that rendering a figure does not need it
+
+    with path.open(encoding="utf-8") as fh:
+        return parse_texts(yaml.safe_load(fh), path.name)
+
+
+def check_texts(path: Path | None = None) -> None:
+    """Every registered figure has an entry and every entry a figure; every placeholder resolves."""
+    _check_names(Path(path or TEXTS))
+    for name in names():
+        for kind in TEXT_KINDS:
+            _filled(get(name), kind, path)
+
+
+@functools.lru_cache(maxsize=None)
+def _check_names(path: Path) -> None:
+    known, have = set(names()), set(texts(path)["figures"])
+    source = path.name
+    if have - known:
+        raise FigureTextError(f"{source}: entries for unknown figures: {', '.join(sorted(have - known))}; "
+                              f"known: {', '.join(sorted(known))}")
+    if known - have:
+        raise FigureTextError(f"{source}: no alt text and caption for the figure(s) "
+                              f"{', '.join(sorted(known - have))}")
+
+
+_PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
+
+
+def _fill(text: str, lang: str, phrases: dict, fields: Mapping, where: str, depth: int = 0) -> str:
+    def one(m):
+        key, spec = m.group(1), m.group(2) or ""
+        if key in fields:
+            return format(fields[key], spec)
+        if key in phrases and depth < 3:
+            return _fill(phrases[key][lang], lang, phrases, fields, where, depth + 1)
+        raise FigureTextError(f"{where} ({lang}) uses the unknown placeholder {{{{{key}}}}}; phrases: "
+                              f"{', '.join(sorted(phrases))}; fields: {', '.join(sorted(fields)) or 'none'}")
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def _filled(spec: FigureSpec, kind: str, path: Path | None = None) -> dict[str, str]:
+    t = texts(path)
+    _check_names(Path(path or TEXTS))
+    fields = dict(spec.fields()) if spec.fields else {}
+    clash = sorted(set(fields) & set(t["phrases"]))
+    if clash:
+        raise FigureTextError(f"figure {spec.name!r}: field(s) {clash} shadow phrases of the same name")
+    where = f"figure {spec.name!r}, {kind}"
+    return {lang: _fill(t["figures"][spec.name][kind][lang], lang, t["phrases"], fields, where) for lang in LANGS}
+
+
+# ---------------------------------------------------------------- rendering
 
 
 def _check(lang: str, theme: str) -> None:

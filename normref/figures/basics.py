@@ -9,21 +9,7 @@ from ._style import PALETTES, colors, t
 from ..experiments.scale import scale_sweep
 
 
-@figure(
-    "scale_invariance",
-    alt={
-        "zh": "对数坐标图：把一个 256 维向量从 0.1 倍拉伸到 10 倍，输入的 L2 长度随倍数成比例增长，"
-              "而 RMSNorm 输出的 L2 长度始终停在 √256 = 16。",
-        "en": "Log-log plot: as a 256-dimensional vector is stretched from 0.1x to 10x, its input L2 length "
-              "grows in proportion, while the L2 length of the RMSNorm output stays at √256 = 16.",
-    },
-    caption={
-        "zh": "合成示意：固定种子（seed 0）的 256 维高斯向量，无增益（g = 1），ε = 1e-6；由 normref 在构建时计算。",
-        "en": "Synthetic illustration: a 256-dimensional Gaussian vector with a fixed seed (seed 0), no gain (g = 1), "
-              "ε = 1e-6; computed by normref at build time.",
-    },
-    deps=("normref.experiments.scale", "normref.norms", "normref.stats"),
-)
+@figure("scale_invariance")
 def scale_invariance(lang: str, theme: str):
     r = scale_sweep()
     c = colors(theme)

@@ -14,7 +14,6 @@ from . import figure
 from ._style import PALETTES, colors, t
 from ..results import bench_cpu
 
-DEPS = ("normref.results",)
 
 # family -> (zh label, en label, colour index); the copy is drawn separately.
 FAMILY_LABEL = {
@@ -54,27 +53,7 @@ def _dims_axis(ax, dims):
     ax.set_xticklabels([str(d) for d in dims])
 
 
-CAPTION = {
-    "zh": "实测数据：normref/results/bench-cpu.json（python -m normref bench 的一次完整运行，float32，前向，"
-          "每个 d 固定总元素数 4096×4096，交替计时取中位数）。机器、torch 版本与日期见图中说明。",
-    "en": "Measured: normref/results/bench-cpu.json (one full run of python -m normref bench, float32, forward, "
-          "4096×4096 elements in total for every d, interleaved timings, medians). Machine, torch version and date "
-          "are in the figure.",
-}
-
-
-@figure(
-    "bench_time",
-    alt={
-        "zh": "折线图：CPU 上各种 RMSNorm（实线）和 LayerNorm（虚线）实现的前向耗时随隐藏维度 d 的变化，"
-              "总元素数固定；灰色虚线是同样大小的张量复制（x.clone()）的耗时，即内存带宽的下限。",
-        "en": "Line chart: forward time of each RMSNorm (solid) and LayerNorm (dashed) implementation on the CPU "
-              "as the hidden size d grows at a fixed total size; a grey dashed line marks the time of copying "
-              "the same tensor (x.clone()), the memory-bandwidth floor.",
-    },
-    caption=CAPTION,
-    deps=DEPS,
-)
+@figure("bench_time")
 def bench_time(lang: str, theme: str):
     rep = bench_cpu()
     rows = _rows(rep)
@@ -104,23 +83,7 @@ def bench_time(lang: str, theme: str):
     return fig
 
 
-@figure(
-    "bench_roofline",
-    alt={
-        "zh": "条形图：隐藏维度 d = 4096 时，每种实现达到的有效带宽占复制带宽（屋顶线）的百分比，"
-              "左图为前向，右图为前向加反向。",
-        "en": "Bar chart: at hidden size d = 4096, the effective bandwidth each implementation reaches, as a "
-              "percentage of the copy bandwidth (the roofline); forward on the left, forward plus backward on the right.",
-    },
-    caption={
-        "zh": "实测数据：normref/results/bench-cpu.json，float32，4096 × 4096。有效带宽 = 至少要搬运的字节"
-              "（读 x、写 y、读参数；反向另加读 x、读 dy、写 dx、写参数梯度）÷ 中位耗时；100% 是同一台机器上复制的带宽。",
-        "en": "Measured: normref/results/bench-cpu.json, float32, 4096 × 4096. Effective bandwidth = the bytes that "
-              "must move at least (read x, write y, read the parameters; the backward adds read x, read dy, write dx, "
-              "write the parameter gradients) ÷ median time; 100% is the copy bandwidth on the same machine.",
-    },
-    deps=DEPS,
-)
+@figure("bench_roofline")
 def bench_roofline(lang: str, theme: str):
     rep = bench_cpu()
     c, p = colors(theme), PALETTES[theme]
@@ -160,18 +123,7 @@ def bench_roofline(lang: str, theme: str):
     return fig
 
 
-@figure(
-    "bench_ratio",
-    alt={
-        "zh": "折线图：每一类实现中 RMSNorm 耗时与 LayerNorm 耗时之比随隐藏维度 d 的变化；"
-              "低于 1 表示 RMSNorm 更快。逐算子组合和编译后的版本低于 1，而 CPU 上 PyTorch 自带的 RMSNorm 远高于 1。",
-        "en": "Line chart: the ratio of RMSNorm time to LayerNorm time within each kind of implementation, against "
-              "the hidden size d; below 1 means RMSNorm is faster. The composed and compiled versions sit below 1, "
-              "while PyTorch's own RMSNorm on the CPU sits far above it.",
-    },
-    caption=CAPTION,
-    deps=DEPS,
-)
+@figure("bench_ratio")
 def bench_ratio(lang: str, theme: str):
     rep = bench_cpu()
     c, p = colors(theme), PALETTES[theme]

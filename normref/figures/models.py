@@ -1,4 +1,4 @@
-"""Figures of the real-model page: SmolLM2-135M (pre-RMSNorm) and MiniLM-L6 (Post-LN), measured."""
+"""Figures of the real-model page: SmolLM2-135M (Pre-RMSNorm) and MiniLM-L6 (Post-LN), measured."""
 
 from __future__ import annotations
 
@@ -11,48 +11,17 @@ from ._style import PALETTES, colors, t
 from ..experiments.models import PROMPTS, run
 from ..models.measurement import layer_rows
 
-_DEPS = ("normref.experiments.models", "normref.models", "normref.models.measurement", "normref.models.record",
-         "normref.models.llama", "normref.models.bert", "normref.models.files", "normref.nn")
 
-_SMOL = {
-    "zh": "真实权重：SmolLM2-135M-Instruct，Q4_1 量化权重（嵌入矩阵 Q8_0），由 gguf 反量化为 float32，"
-          "用 normref 自己的前向计算在构建时测得",
-    "en": "Real weights: SmolLM2-135M-Instruct, Q4_1 weights (embeddings Q8_0), dequantized to float32 by gguf, "
-          "measured at build time with normref's own forward pass",
-}
-_MINI = {
-    "zh": "all-MiniLM-L6-v2（float32 safetensors；词表为不区分大小写的英文，因此用英文提示词）",
-    "en": "all-MiniLM-L6-v2 (float32 safetensors; its vocabulary is uncased English, so it reads the English prompt)",
-}
-
-
-def _prompt_note(lang):
-    # The English caption names the Chinese prompt without quoting it: the English
-    # pages (and their search index) hold no Chinese text.
-    return t(lang, f"英文提示词“{PROMPTS['en']}”，中文提示词“{PROMPTS['zh']}”。",
-             f"English prompt \"{PROMPTS['en']}\"; the Chinese prompt is a sentence with the same meaning, "
-             "quoted on the Chinese version of this page.")
+def _prompts() -> dict:
+    """The texts' placeholders: the page prompts (the English caption names the Chinese
+    prompt without quoting it, so the English pages and their search index hold no Chinese)."""
+    return {"prompt_en": PROMPTS["en"], "prompt_zh": PROMPTS["zh"]}
 
 
 # ---------------------------------------------------------------- the forward-pass strip
 
 
-@figure(
-    "models_forward_strip",
-    alt={
-        "zh": "SmolLM2-135M 的前向传播流程条：分词 → 嵌入查表 → N 层重复块（RMSNorm → 注意力 → 相加；RMSNorm → MLP → 相加）"
-              " → 最终 RMSNorm → LM 头 → 采样；每个 RMSNorm 都在子层入口，残差流本身不经过归一化。",
-        "en": "Forward-pass strip of SmolLM2-135M: tokenize → embedding lookup → N repeated blocks (RMSNorm → attention → add; "
-              "RMSNorm → MLP → add) → final RMSNorm → LM head → sample; every RMSNorm sits at a sub-layer's entrance, "
-              "the residual stream itself is never normalised.",
-    },
-    caption={
-        "zh": "层数、宽度、头数与词表大小均在构建时从 SmolLM2-135M-Instruct 的 GGUF 文件（Q4_1 权重，嵌入 Q8_0）读出。",
-        "en": "Layer count, widths, head counts and vocabulary size are read at build time from the GGUF file of "
-              "SmolLM2-135M-Instruct (Q4_1 weights, embeddings Q8_0).",
-    },
-    deps=_DEPS,
-)
+@figure("models_forward_strip")
 def models_forward_strip(lang: str, theme: str):
     m = run("smollm2-135m", "en")["model"]
     p, c = PALETTES[theme], colors(theme)
@@ -84,7 +53,7 @@ def models_forward_strip(lang: str, theme: str):
     ax.text(66.5, 29.6, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),
             ha="center", va="bottom", fontsize=9.5, color=p["fg"])
     ax.plot([27.6, 105.5], [ys, ys], color=stream_c, lw=2.4, zorder=1)
-    ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalised inside the stack"),
+    ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalized inside the stack"),
             ha="left", va="top", fontsize=8, color=stream_c)
     yb = 20
     for x0, label in (
@@ -160,30 +129,12 @@ def _mini_panel(ax, doc, lang, c, p, title):
     ax.set_title(title, fontsize=10)
 
 
-@figure(
-    "models_l2_layers",
-    alt={
-        "zh": "三幅对数坐标图。SmolLM2-135M 在英文和中文提示词上：残差流的每词元 L2 从第 0 层的个位数一路升到数百，"
-              "RMSNorm 乘增益前的输出始终平在 √576 = 24，乘增益后远小于 24。MiniLM-L6：残差流不随深度增长，"
-              "LayerNorm 乘 γ 前平在 √384 ≈ 19.6。",
-        "en": "Three log-scale plots. SmolLM2-135M on the English and the Chinese prompt: the residual stream's L2 per token "
-              "climbs from single digits at layer 0 to hundreds, the RMSNorm output before the gain stays flat at "
-              "√576 = 24, and after the gain it is far below 24. MiniLM-L6: the stream does not grow with depth, and the "
-              "LayerNorm output before γ is flat at √384 ≈ 19.6.",
-    },
-    caption={
-        "zh": _SMOL["zh"] + "；右图：" + _MINI["zh"] + "。每词元 L2 取位置 1 起的平均，不含位置 0（见下文的巨量激活）。"
-              + _prompt_note("zh"),
-        "en": _SMOL["en"] + "; right: " + _MINI["en"] + ". L2 per token is averaged over positions 1 onwards, "
-              "position 0 excluded (see the massive activation below). " + _prompt_note("en"),
-    },
-    deps=_DEPS,
-)
+@figure("models_l2_layers", fields=_prompts)
 def models_l2_layers(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), gridspec_kw={"width_ratios": [1.25, 1.25, 0.8]})
     _smol_panel(axes[0], run("smollm2-135m", "en"), lang, c, p,
-                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (pre-RMSNorm)"))
+                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (Pre-RMSNorm)"))
     _smol_panel(axes[1], run("smollm2-135m", "zh"), lang, c, p,
                 t(lang, "SmolLM2-135M · 中文提示词", "SmolLM2-135M · Chinese prompt"))
     _mini_panel(axes[2], run("minilm-l6", "en"), lang, c, p,
@@ -207,24 +158,7 @@ def models_l2_layers(lang: str, theme: str):
 # ---------------------------------------------------------------- the learned gains
 
 
-@figure(
-    "models_gains",
-    alt={
-        "zh": "左：SmolLM2-135M 每层两个 RMSNorm 增益向量的最小值、中位数与最大值，中位数大多在 0.1 到 0.4 之间，远低于初始值 1；"
-              "右：最终 RMSNorm 与全部块内 RMSNorm 增益的分布直方图，与初始值 g = 1 对比。",
-        "en": "Left: min, median and max of the two RMSNorm gain vectors of every SmolLM2-135M layer; the medians mostly lie "
-              "between 0.1 and 0.4, far below the initial value 1. Right: histograms of the final RMSNorm's gains and of "
-              "all block gains, compared with the initial value g = 1.",
-    },
-    caption={
-        "zh": "真实权重：SmolLM2-135M-Instruct 的 RMSNorm 增益，取自 Q4_1 GGUF 文件（嵌入 Q8_0），增益本身以 float32 存储、未量化。"
-              "对照：原课程示意图里的增益是围绕 1.0 的合成抽样，不是任何模型的真实增益。",
-        "en": "Real weights: the RMSNorm gains of SmolLM2-135M-Instruct, from its Q4_1 GGUF file (embeddings Q8_0); "
-              "the gains themselves are stored as float32, not quantised. "
-              "For comparison, the seed lesson's picture drew synthetic gains sampled around 1.0, not a model's real gains.",
-    },
-    deps=_DEPS,
-)
+@figure("models_gains")
 def models_gains(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     doc = run("smollm2-135m", "en")
@@ -240,7 +174,7 @@ def models_gains(lang: str, theme: str):
         a.plot(x, [v["median"] for v in g], color=col, lw=2.2, marker="o", ms=3,
                label=t(lang, f"{lab}：中位数（阴影：最小–最大）", f"{lab}: median (band: min to max)"))
     a.axhline(1.0, color=p["muted"], lw=1, ls="--")
-    a.annotate(t(lang, "g = 1：初始值，也是原课程合成示意的中心", "g = 1: the initial value, and the centre of the seed's synthetic picture"),
+    a.annotate(t(lang, "g = 1：初始值，也是中文课程合成示意的中心", "g = 1: the initial value, and the center of the Chinese lesson's synthetic picture"),
                (n - 1, 1.0), xytext=(0, 5), textcoords="offset points", color=p["muted"], fontsize=8.5, ha="right")
     a.set_xticks(list(range(0, n, 5)))
     a.set_xlabel(t(lang, "层", "layer"))
@@ -271,21 +205,7 @@ def models_gains(lang: str, theme: str):
 # ---------------------------------------------------------------- position 0
 
 
-@figure(
-    "models_massive",
-    alt={
-        "zh": "左：SmolLM2-135M 残差流中位置 0 的 L2 与其余词元平均 L2 随层数的变化（对数坐标），从中间层起位置 0 高出两个数量级；"
-              "右：最大的那一维在该词元平方范数中所占比例，位置 0 接近 1，其余词元很小。",
-        "en": "Left: L2 of position 0 in SmolLM2-135M's residual stream against the mean L2 of the other tokens, per layer "
-              "(log scale); from the middle layers on, position 0 is two orders of magnitude larger. Right: the share of "
-              "a token's squared norm held by its largest dimension; close to 1 for position 0, small for the others.",
-    },
-    caption={
-        "zh": _SMOL["zh"] + "。位置 0 是提示词的第一个词元（SmolLM2 不加 BOS）。" + _prompt_note("zh"),
-        "en": _SMOL["en"] + ". Position 0 is the prompt's first token (SmolLM2 adds no BOS). " + _prompt_note("en"),
-    },
-    deps=_DEPS,
-)
+@figure("models_massive", fields=_prompts)
 def models_massive(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))

@@ -9,9 +9,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from . import figure
 from ._style import PALETTES, colors, t
-from ..experiments.moe import BASE, BASE_SPREAD, SWEEPS, toy_training, u_spread
 
-_DEPS = ("normref.experiments.moe", "normref.moe", "normref.nn")
 
 # ----------------------------------------------------------------------------- the block
 
@@ -27,23 +25,7 @@ def _arrow(ax, a, b, color, ls="-", rad=0.0):
                                  connectionstyle=f"arc3,rad={rad}", shrinkA=0, shrinkB=0))
 
 
-@figure(
-    "moe_block",
-    alt={
-        "zh": "示意图：输入 x 分成两条路。上方是全宽度 d 的共享专家分支，没有归一化；下方是潜空间分支：路由器在全宽度 x 上打分选出 top-k，"
-              "W↓ 把 x 压到宽度 ℓ，被选中的专家各自处理后按权重 p_i 加权求和得到 u，u 先经过 RMSNorm（K3 新增，高亮），再由 W↑ 升回宽度 d，"
-              "最后两条分支相加得到 y。",
-        "en": "Diagram: the input x takes two paths. Above, the shared-expert branch at full width d, with no norm. Below, the latent "
-              "branch: a router scores x at full width and picks the top k, W↓ projects x down to width ℓ, the chosen experts' outputs "
-              "are summed with weights p_i into u, u passes through an RMSNorm (K3's addition, highlighted), and W↑ brings it back to "
-              "width d; the two branches are added to give y.",
-    },
-    caption={
-        "zh": "Kimi K3 式 (11) 的结构示意（normref 在构建时绘制，非报告原图）。原始 LatentMoE 没有高亮的 RMSNorm，W↑ 直接作用于 u。",
-        "en": "The structure of Kimi K3's Eq. (11), drawn by normref at build time (not the report's figure). The original LatentMoE has "
-              "no highlighted RMSNorm: W↑ acts on u directly.",
-    },
-)
+@figure("moe_block")
 def moe_block(lang: str, theme: str):
     p, c = PALETTES[theme], colors(theme)
     fg, muted = p["fg"], p["muted"]
@@ -56,7 +38,7 @@ def moe_block(lang: str, theme: str):
     ax.add_patch(FancyBboxPatch((1.5, 3.55), 6.9, 1.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[1], alpha=0.08, ec="none"))
     ax.add_patch(FancyBboxPatch((2.35, 0.95), 6.05, 2.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[2], alpha=0.08, ec="none"))
     ax.text(1.6, 4.88, t(lang, "全宽度 d：共享分支", "full width d: shared branch"), color=c[1], fontsize=8.5, va="top")
-    ax.text(2.45, 3.33, t(lang, "潜宽度 ℓ：路由分支（匝道）", "latent width ℓ: routed branch (the ramp)"), color=c[2],
+    ax.text(2.45, 3.33, t(lang, "潜空间维度 ℓ：路由分支（匝道）", "latent dimension ℓ: routed branch (the ramp)"), color=c[2],
             fontsize=8.5, va="top")
     bg = "none"
     _box(ax, 0.55, 2.6, 0.8, 0.6, "x", bg, fg, fg, size=11)
@@ -102,7 +84,7 @@ def moe_block(lang: str, theme: str):
 # ----------------------------------------------------------------------------- ‖u‖ spread
 
 _SWEEP_LABEL = {
-    "top_k": ("每个 token 的专家数 k", "experts per token k"),
+    "top_k": ("每个词元的专家数 k", "experts per token k"),
     "temperature": ("路由温度 τ", "routing temperature τ"),
     "n_experts": ("路由专家总数 N", "routed experts N"),
     "expert_spread": ("专家输出尺度差异 σ", "spread of expert output sizes σ"),
@@ -110,31 +92,16 @@ _SWEEP_LABEL = {
 
 
 def _base_note(lang):
+    from ..experiments.moe import BASE, BASE_SPREAD
+
     return t(lang, f"其余取基准：{BASE['n_experts']} 选 {BASE['top_k']}，τ = {BASE['temperature']:g}，σ = {BASE_SPREAD:g}",
              f"others at the base: top-{BASE['top_k']} of {BASE['n_experts']}, τ = {BASE['temperature']:g}, σ = {BASE_SPREAD:g}")
 
 
-@figure(
-    "moe_u_dist",
-    alt={
-        "zh": "四个小提琴图，纵轴为每个 token 的 ‖u‖（对数坐标）。分别改变 top-k、路由温度、专家总数与专家输出尺度差异；"
-              "每种设置下 ‖u‖ 都跨越一个数量级左右，k 越大整体越小，温度越低、专家差异越大，分布越宽。",
-        "en": "Four violin plots of ‖u‖ per token on a log axis, varying top-k, the routing temperature, the number of experts and the "
-              "spread of expert output sizes. In every setting ‖u‖ spans about an order of magnitude; larger k shifts it down, "
-              "lower temperature and more unequal experts widen it.",
-    },
-    caption={
-        "zh": "合成实验（seed 0）：按缩小版 K3 配置（d = 64，ℓ = 32，2 个共享专家）以 PyTorch 默认初始化构建 normref.moe.LatentMoE，"
-              "输入为 RMS 归一化的高斯 token（每个 token 的 ‖x‖ 相同），σ 为人为设定的专家输出尺度对数正态差异，用来模拟训练后专家大小不一。"
-              "加上 RMSNorm 后，每个 token 送入 W↑ 的长度都是 √ℓ（增益为 1 时）。由 normref 在构建时计算。",
-        "en": "Synthetic experiment (seed 0): normref.moe.LatentMoE in a scaled-down K3 shape (d = 64, ℓ = 32, 2 shared experts) with "
-              "PyTorch's default initialisation, fed RMS-normalised Gaussian tokens (every token has the same ‖x‖); σ is a synthetic "
-              "log-normal spread of expert output sizes, standing in for trained experts of unequal size. With the RMSNorm, every "
-              "token hands W↑ a vector of length √ℓ (gain 1). Computed by normref at build time.",
-    },
-    deps=_DEPS,
-)
+@figure("moe_u_dist")
 def moe_u_dist(lang: str, theme: str):
+    from ..experiments.moe import u_spread
+
     r = u_spread()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     fig, axes = plt.subplots(1, 4, figsize=(9.6, 3.3), sharey=True)
@@ -161,25 +128,10 @@ def moe_u_dist(lang: str, theme: str):
     return fig
 
 
-@figure(
-    "moe_u_cv",
-    alt={
-        "zh": "四个折线图，纵轴为每个 token 长度的变异系数（标准差/均值）。无 RMSNorm 时，u 与路由分支 W↑u 的变异系数在 0.4 到 1.4 之间；"
-              "加上 RMSNorm 后，路由分支 W↑·RMSNorm(u) 的变异系数约 0.09，比全宽度共享分支（约 0.2）还稳。",
-        "en": "Four line plots of the coefficient of variation (std/mean) of per-token lengths. Without the RMSNorm, u and the routed "
-              "branch W↑u have a CV between 0.4 and 1.4; with it, the routed branch W↑·RMSNorm(u) has a CV near 0.09, steadier "
-              "than the full-width shared branch (about 0.2).",
-    },
-    caption={
-        "zh": "与上图同一批合成实验（seed 0，每个设置 2048 个 token）。同一组权重下 u 与有无 RMSNorm 无关（归一化在 u 之后），"
-              "所以两条路由分支曲线来自同一次前向。RMSNorm 之后剩下的波动来自 W↑ 不是等距映射（不同方向被放大的倍数不同）。",
-        "en": "The same synthetic experiment as above (seed 0, 2048 tokens per setting). With the same weights, u does not depend on "
-              "the norm (the norm comes after it), so both routed-branch curves come from one forward pass. What spread is left "
-              "after the RMSNorm comes from W↑ not being an isometry (it stretches some directions more than others).",
-    },
-    deps=_DEPS,
-)
+@figure("moe_u_cv")
 def moe_u_cv(lang: str, theme: str):
+    from ..experiments.moe import u_spread
+
     r = u_spread()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     series = [
@@ -197,7 +149,7 @@ def moe_u_cv(lang: str, theme: str):
         ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
     top = max(run[k] for sw in r["sweeps"].values() for run in sw["runs"] for k, *_ in series)
     axes[0].set_ylim(0, top * 1.05)
-    axes[0].set_ylabel(t(lang, "每个 token 长度的变异系数", "CV of per-token length"))
+    axes[0].set_ylabel(t(lang, "每个词元长度的变异系数", "CV of per-token length"))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8.5)
     fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=8)
@@ -208,26 +160,10 @@ def moe_u_cv(lang: str, theme: str):
 # ----------------------------------------------------------------------------- toy training
 
 
-@figure(
-    "moe_training",
-    alt={
-        "zh": "两个面板（两个学习率），纵轴为验证集均方误差（对数坐标），横轴为训练步数；每个面板有有无 RMSNorm 两组曲线，细线为单个种子，"
-              "粗线为种子平均。",
-        "en": "Two panels (two learning rates) of validation mean squared error (log axis) against training steps; each panel has "
-              "curves with and without the RMSNorm, thin lines for single seeds and thick lines for the seed mean.",
-    },
-    caption={
-        "zh": "玩具任务的测量（合成数据，CPU 上的 PyTorch float32，每个学习率 3 个种子）：两层 Pre-RMSNorm 残差堆叠，每层一个 LatentMoE"
-              "（d = 32，ℓ = 16，8 选 2，1 个共享专家），拟合一个按输入簇切换的随机 tanh 教师网络。同一种子下两种变体初值相同、"
-              "批次顺序相同。模型之小与 K3 无法相提并论，结论只适用于这个玩具。",
-        "en": "Measured on a toy task (synthetic data, PyTorch float32 on CPU, 3 seeds per learning rate): a two-block Pre-RMSNorm "
-              "residual stack with one LatentMoE per block (d = 32, ℓ = 16, top-2 of 8, 1 shared expert) fitting a random tanh "
-              "teacher that switches with the input's cluster. For each seed both variants start from the same weights and see the "
-              "same batches. A tiny model next to K3; the result speaks for this toy only.",
-    },
-    deps=_DEPS,
-)
+@figure("moe_training")
 def moe_training(lang: str, theme: str):
+    from ..experiments.moe import toy_training
+
     r = toy_training()
     c = colors(theme)
     lrs = r["lrs"]

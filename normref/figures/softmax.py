@@ -10,26 +10,7 @@ from ._style import PALETTES, colors, t
 from ..experiments.softmax import LABELS, SHOWN_SCALES, saturation
 
 
-@figure(
-    "softmax_saturation",
-    alt={
-        "zh": "左图：六个候选 A 到 F 的 softmax 概率柱状图，分别对应幅值倍数 0.5、1、4、16；倍数越大，A 的柱子越高，"
-              "其余越矮，到 16 倍时几乎全部概率都在 A 上。右图：横轴为幅值倍数（对数刻度），最大概率从约 0.2 升到接近 1，"
-              "softmax 雅可比矩阵的范数在中间达到峰值后跌向 0。",
-        "en": "Left: bar charts of the softmax probabilities of six candidates A to F at magnitude factors 0.5, 1, 4 "
-              "and 16; the larger the factor, the taller A's bar and the shorter the rest, until at 16 almost all the "
-              "probability is on A. Right: magnitude factor on a log axis; the top probability rises from about 0.2 "
-              "to nearly 1, and the norm of the softmax Jacobian peaks in between, then falls towards 0.",
-    },
-    caption={
-        "zh": "示意，不是模型读数：六个固定的合成分数，模式不变，只乘上一个整体幅值倍数 c，再做 softmax；由 normref 在构建时计算。"
-              "雅可比范数指 diag(p) − ppᵀ 的谱范数，它决定经过 softmax 的梯度还能剩多少。",
-        "en": "An illustration, not a model reading: six fixed synthetic scores, pattern unchanged, multiplied by an "
-              "overall magnitude factor c, then softmax; computed by normref at build time. The Jacobian norm is the "
-              "spectral norm of diag(p) − ppᵀ, which bounds how much gradient gets through the softmax.",
-    },
-    deps=("normref.experiments.softmax",),
-)
+@figure("softmax_saturation")
 def softmax_saturation(lang: str, theme: str):
     r = saturation()
     c, muted = colors(theme), PALETTES[theme]["muted"]
@@ -42,7 +23,7 @@ def softmax_saturation(lang: str, theme: str):
                label=f"c = {s:g}")
     ax.set_xticks(x, LABELS)
     ax.set_ylim(0, 1)
-    ax.set_xlabel(t(lang, "候选 token", "candidate token"))
+    ax.set_xlabel(t(lang, "候选词元", "candidate token"))
     ax.set_ylabel(t(lang, "softmax 概率", "softmax probability"))
     ax.set_title(t(lang, "同一模式，不同幅值", "One pattern, four magnitudes"), fontsize=10)
     ax.legend(fontsize=8)

@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from . import figure
 from ._style import PALETTES, colors, t
-from ..experiments import toll_booth as tb
 
-_DEPS = ("normref.experiments.toll_booth", "normref.blocks", "normref.nn")
-# Captions state the settings; they are read from the experiment module, not retyped.
-G, S, T = tb.GRAD, tb.STREAM, tb.TrainSetting()
-_gseeds = f"{G['seeds'][0]}–{G['seeds'][-1]}"
-_sseeds = f"{S['seeds'][0]}–{S['seeds'][-1]}"
+# The experiments import torch: this module imports them inside the functions that draw or caption
+# a figure, so listing the figures does not load torch.
+
+
+# The captions (figures.yml) state the settings; they are read from the experiment module, not retyped.
+def _seed_fields(setting: dict) -> dict:
+    return {**setting, "n_seeds": len(setting["seeds"]), "seeds": f"{setting['seeds'][0]}–{setting['seeds'][-1]}"}
+
+
+def _grad_fields() -> dict:
+    from ..experiments import toll_booth as tb
+
+    return _seed_fields(tb.GRAD)
+
+
+def _stream_fields() -> dict:
+    from ..experiments import toll_booth as tb
+
+    return _seed_fields(tb.STREAM)
+
+
+def _warmup_fields() -> dict:
+    from ..experiments import toll_booth as tb
+
+    s = tb.TrainSetting()
+    return {**asdict(s), "lr": f"{s.lr:g}"}
 
 
 # ------------------------------------------------------------------ the diagram
@@ -37,76 +59,96 @@ def _plus(ax, xy, color, fg):
     ax.text(*xy, "+", ha="center", va="center", color=fg, fontsize=12, zorder=4)
 
 
-@figure(
-    "topologies",
-    alt={
-        "zh": "两幅并排的结构示意图。左：Post-LN，残差主线上先做加法、再经过一个 LN 方框，主线本身被归一化；"
-              "右：Pre-LN，LN 方框在侧边的分支上、位于子层 f 之前，主线从 x_l 到 x_{l+1} 只经过一次加法。",
-        "en": "Two side-by-side block diagrams. Left, Post-LN: on the residual main line the sum is followed by an LN box, "
-              "so the main line itself is normalised. Right, Pre-LN: the LN box sits on the side branch before the "
-              "sub-layer f, and the main line from x_l to x_{l+1} passes through an addition only.",
-    },
-    caption={
-        "zh": "示意图（构建时由 matplotlib 绘制）：一个子层的两种接法。f 代表注意力或 MLP；粗线是残差主线。",
-        "en": "Diagram (drawn by matplotlib at build time): one sub-layer wired two ways. f stands for attention or "
-              "the MLP; the thick line is the residual main line.",
-    },
-)
-def topologies(lang: str, theme: str):
-    p, c = PALETTES[theme], colors(theme)
-    fg, muted = p["fg"], p["muted"]
-    main, booth, branch = c[1], c[0], c[2]
-    # Text on the filled LN box: white on the light theme's deep pink, near-black on the dark theme's pale pink.
-    on_booth = "white" if theme == "light" else PALETTES["light"]["fg"]
-    fig, axes = plt.subplots(1, 2, figsize=(7.6, 4.4))
-    for ax in axes:
-        ax.set_xlim(0, 4)
-        ax.set_ylim(-0.2, 6.3)
-        ax.set_aspect("equal")
-        ax.axis("off")
+MAIN_X, BRANCH_X = 1.3, 3.0  # where the residual main line and the branch run in a layout diagram
 
-    # Post-LN: x_l -> (+) -> [LN] -> x_{l+1}; branch x_l -> [f] -> (+)
+
+def draw_layout(ax, theme: str, *, in_norm: bool = False, out_norm: bool = False, path_norm: bool = False,
+                alpha: str | None = None, norm: str = "LN", f: str = "f") -> dict:
+    """One sub-layer wired one way, bottom to top: x_l, the residual main line (thick, left), the branch
+    through f (right), their sum, and x_{l+1}.
+
+    ``in_norm`` / ``out_norm`` put a norm on the branch before / after f (Pre-LN; Peri-LN has both; OLMo 2
+    only the second); ``path_norm`` puts one on the main line after the sum (Post-LN, DeepNorm); ``alpha``
+    labels a scale on the main line before the sum (DeepNorm's α). Every placement page draws its
+    diagrams with this, so the pictures share one visual language. Returns the height of each part, for
+    annotations.
+    """
+    p, c = PALETTES[theme], colors(theme)
+    fg = p["fg"]
+    main, booth, branch = c[1], c[0], c[2]
+    # Text on the filled norm box: white on the light theme's deep pink, near-black on the dark theme's pale pink.
+    on_booth = "white" if theme == "light" else PALETTES["light"]["fg"]
+    ax.set_xlim(0, 4)
+    ax.set_ylim(-0.2, 6.3)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    X, BX = MAIN_X, BRANCH_X
+    kinds = (["in_norm"] if in_norm else []) + ["f"] + (["out_norm"] if out_norm else [])
+    if path_norm:
+        ys, plus = [2.1], 3.2
+    elif len(kinds) == 3:
+        ys, plus = [1.65, 2.75, 3.85], 4.75
+    elif len(kinds) == 2:
+        ys, plus = [1.9, 3.2], 4.5
+    else:
+        ys, plus = [2.1], 3.2
+    at = {"plus": plus}
+    ax.text(X, 0.1, "$x_l$", ha="center", va="center", color=fg, fontsize=12)
+    # the main line up to the sum, through α when there is one
+    if alpha:
+        _arrow(ax, (X, 0.35), (X, 1.85), main, lw=4, style="-")
+        _box(ax, (X, 2.1), 0.75, 0.5, alpha, "none", main, fg)
+        _arrow(ax, (X, 2.35), (X, plus - 0.17), main, lw=4, style="-")
+        at["alpha"] = 2.1
+    else:
+        _arrow(ax, (X, 0.35), (X, plus - 0.17), main, lw=4, style="-")
+    _plus(ax, (X, plus), main, fg)
+    if path_norm:
+        _arrow(ax, (X, plus + 0.17), (X, 4.15), main, lw=4)
+        _box(ax, (X, 4.5), 1.3, 0.65, norm, booth, booth, on_booth, lw=2)
+        _arrow(ax, (X, 4.83), (X, 5.75), main, lw=4)
+        at["path_norm"] = 4.5
+    else:
+        _arrow(ax, (X, plus + 0.17), (X, 5.75), main, lw=4)
+    ax.text(X, 6.0, "$x_{l+1}$", ha="center", va="center", color=fg, fontsize=12)
+    # the branch: split, its boxes, back into the sum
+    _arrow(ax, (X, 1.0), (BX, 1.0), branch, style="-")
+    below = 1.0
+    for kind, y in zip(kinds, ys):
+        _arrow(ax, (BX, below), (BX, y - 0.3 - 0.05), branch)
+        if kind == "f":
+            _box(ax, (BX, y), 1.0, 0.6, f, "none", branch, fg)
+        else:
+            _box(ax, (BX, y), 1.0, 0.6, norm, booth, booth, on_booth, lw=2)
+        at[kind] = y
+        below = y + 0.3
+    _arrow(ax, (BX, below), (BX, plus), branch, style="-")
+    _arrow(ax, (BX, plus), (X + 0.18, plus), branch)
+    return at
+
+
+@figure("topologies")
+def topologies(lang: str, theme: str):
+    c = colors(theme)
+    booth, main = c[0], c[1]
+    fig, axes = plt.subplots(1, 2, figsize=(7.6, 4.4))
+
     ax = axes[0]
     ax.set_title(t(lang, "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))", "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))")
                  .replace("x_{l+1}", "$x_{l+1}$").replace("x_l", "$x_l$"), fontsize=10)
-    X = 1.3
-    ax.text(X, 0.1, "$x_l$", ha="center", va="center", color=fg, fontsize=12)
-    _arrow(ax, (X, 0.35), (X, 3.03), main, lw=4, style="-")
-    _plus(ax, (X, 3.2), main, fg)
-    _arrow(ax, (X, 3.37), (X, 4.15), main, lw=4)
-    _box(ax, (X, 4.5), 1.3, 0.65, "LN", booth, booth, on_booth, lw=2)
-    _arrow(ax, (X, 4.83), (X, 5.75), main, lw=4)
-    ax.text(X, 6.0, "$x_{l+1}$", ha="center", va="center", color=fg, fontsize=12)
-    # side branch
-    _arrow(ax, (X, 1.0), (3.0, 1.0), branch, style="-")
-    _arrow(ax, (3.0, 1.0), (3.0, 1.75), branch)
-    _box(ax, (3.0, 2.1), 1.0, 0.6, "f", "none", branch, fg)
-    _arrow(ax, (3.0, 2.4), (3.0, 3.2), branch, style="-")
-    _arrow(ax, (3.0, 3.2), (X + 0.18, 3.2), branch)
+    at = draw_layout(ax, theme, path_norm=True)
     ax.annotate(t(lang, "收费站在主线上：\n每层都要经过", "toll booth on the main line:\nevery layer passes it"),
-                (X + 0.66, 4.5), xytext=(2.1, 5.35), color=booth, fontsize=9, ha="left",
+                (MAIN_X + 0.66, at["path_norm"]), xytext=(2.1, 5.35), color=booth, fontsize=9, ha="left",
                 arrowprops=dict(arrowstyle="-", color=booth, lw=1))
 
-    # Pre-LN: x_l -> (+) -> x_{l+1}; branch x_l -> [LN] -> [f] -> (+)
     ax = axes[1]
     ax.set_title(t(lang, "Pre-LN: x_{l+1} = x_l + f(LN(x_l))", "Pre-LN: x_{l+1} = x_l + f(LN(x_l))")
                  .replace("x_{l+1}", "$x_{l+1}$").replace("x_l", "$x_l$"), fontsize=10)
-    ax.text(X, 0.1, "$x_l$", ha="center", va="center", color=fg, fontsize=12)
-    _arrow(ax, (X, 0.35), (X, 4.33), main, lw=4, style="-")
-    _plus(ax, (X, 4.5), main, fg)
-    _arrow(ax, (X, 4.67), (X, 5.75), main, lw=4)
-    ax.text(X, 6.0, "$x_{l+1}$", ha="center", va="center", color=fg, fontsize=12)
-    _arrow(ax, (X, 1.0), (3.0, 1.0), branch, style="-")
-    _arrow(ax, (3.0, 1.0), (3.0, 1.55), branch)
-    _box(ax, (3.0, 1.9), 1.0, 0.6, "LN", booth, booth, on_booth, lw=2)
-    _arrow(ax, (3.0, 2.2), (3.0, 2.85), branch)
-    _box(ax, (3.0, 3.2), 1.0, 0.6, "f", "none", branch, fg)
-    _arrow(ax, (3.0, 3.5), (3.0, 4.5), branch, style="-")
-    _arrow(ax, (3.0, 4.5), (X + 0.18, 4.5), branch)
+    at = draw_layout(ax, theme, in_norm=True)
     ax.text(0.2, 2.6, t(lang, "恒等路径：\n只有加法", "identity path:\nadditions only"), color=main, fontsize=9,
             ha="left", va="center", rotation=90)
-    ax.annotate(t(lang, "检查站在匝道上", "check on the ramp"), (3.5, 1.9), xytext=(2.3, 0.35), color=booth,
-                fontsize=9, ha="left", arrowprops=dict(arrowstyle="-", color=booth, lw=1))
+    ax.annotate(t(lang, "检查站在出口匝道上", "check on the exit ramp"), (BRANCH_X + 0.5, at["in_norm"]), xytext=(2.3, 0.35),
+                color=booth, fontsize=9, ha="left", arrowprops=dict(arrowstyle="-", color=booth, lw=1))
     fig.tight_layout()
     return fig
 
@@ -120,30 +162,10 @@ def _band(ax, x, rows, color, label):
     ax.plot(x, m, color=color, lw=2.2, marker="o", ms=4, label=label)
 
 
-@figure(
-    "grad_per_layer",
-    alt={
-        "zh": "折线图：横轴是层号 1 到 12，纵轴是初始化时该层 FFN 权重梯度的范数。Post-LN 的曲线随层号上升，"
-              "越靠近输出的层梯度越大；Pre-LN 的曲线整体更低，并随层号缓慢下降。两条线周围的阴影是各随机种子的最小到最大值。",
-        "en": "Line chart: layer index 1 to 12 on the x axis, the norm of the gradient of that layer's FFN weights at "
-              "initialisation on the y axis. The Post-LN curve rises with the layer index, so layers near the output get "
-              "the largest gradients; the Pre-LN curve is lower overall and falls slowly with the index. The shaded bands "
-              "span the minimum to the maximum over random seeds.",
-    },
-    caption={
-        "zh": f"实测（合成数据）：normref 的 {G['n_layer']} 层 decoder（d = {G['d_model']}、{G['n_head']} 头、ReLU FFN、LayerNorm），"
-              f"权重按 N(0, 1/fan_in) 初始化，{G['batch']} 条长 {G['block_size']} 的随机 token 序列上的下一词交叉熵；"
-              f"线为 {len(G['seeds'])} 个随机种子（{_gseeds}）的均值，阴影为最小–最大值。对应 Xiong 等（2020）图 3 的做法，"
-              "但他们用的是 IWSLT14 上的 6-6 翻译模型。构建时用 torch（CPU）计算。",
-        "en": f"Measured (synthetic data): normref's {G['n_layer']}-layer decoder (d = {G['d_model']}, {G['n_head']} heads, "
-              f"ReLU FFN, LayerNorm), weights initialised N(0, 1/fan_in), next-token cross-entropy on {G['batch']} random "
-              f"token sequences of length {G['block_size']}; lines are means over {len(G['seeds'])} seeds ({_gseeds}), "
-              "bands span min to max. The same measurement as Xiong et al. (2020), Fig. 3, who used a 6-6 translation "
-              "model on IWSLT14. Computed with torch (CPU) at build time.",
-    },
-    deps=_DEPS,
-)
+@figure("grad_per_layer", fields=_grad_fields)
 def grad_per_layer(lang: str, theme: str):
+    from ..experiments import toll_booth as tb
+
     r = tb.grad_per_layer()
     c = colors(theme)
     fig, ax = plt.subplots(figsize=(6.4, 3.7))
@@ -152,8 +174,8 @@ def grad_per_layer(lang: str, theme: str):
     ax.set_xticks(r["layers"])
     ax.set_ylim(bottom=0)
     ax.set_xlabel(t(lang, "层号 l（1 = 最靠近输入）", "layer l (1 = nearest the input)"))
-    ax.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖（初始化时）", "‖∂loss/∂W_FFN‖ at initialisation"))
-    ax.set_title(t(lang, "初始化时各层 FFN 权重的梯度范数", "Gradient norm of each layer's FFN weights at initialisation"))
+    ax.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖（初始化时）", "‖∂loss/∂W_FFN‖ at initialization"))
+    ax.set_title(t(lang, "初始化时各层 FFN 权重的梯度范数", "Gradient norm of each layer's FFN weights at initialization"))
     ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
@@ -162,30 +184,10 @@ def grad_per_layer(lang: str, theme: str):
 # ------------------------------------------------------------------ evidence 2: residual stream
 
 
-@figure(
-    "stream_norms",
-    alt={
-        "zh": "折线图：横轴是层号 0 到 12，纵轴是残差流的 L2 长度（均方意义）。Pre-LN 的实测曲线随深度上升，"
-              "始终落在 Lemma 2 给出的上下界两条虚线之间；Post-LN 每层输出的长度固定为 √d，"
-              "其最后一次归一化之前的和 x + FFN(x) 贴着 √(3d/2) 的虚线。",
-        "en": "Line chart: layer 0 to 12 on the x axis, the L2 length of the residual stream (root mean square) on the "
-              "y axis. The measured Pre-LN curve rises with depth and stays between the two dashed lines of Lemma 2's "
-              "lower and upper bounds; the Post-LN layer output stays at √d, and its sum before the layer's last "
-              "norm, x + FFN(x), sits on the dashed line at √(3d/2).",
-    },
-    caption={
-        "zh": f"实测（合成输入）：normref 的 {S['n_layer']} 层堆叠，d = {S['d_model']}，输入各分量独立 N(0, 1)（E‖x₀‖² = d），权重 N(0, 1/fan_in)、"
-              "偏置为 0、LN 增益为 1、ReLU FFN——即 Xiong 等（2020）Lemma 2 的设定；纵轴为 √E‖x_l‖²，"
-              f"对 {S['batch']} 条序列 × {S['tokens']} 个位置 × {len(S['seeds'])} 个随机种子（{_sseeds}）取平均。虚线为 Lemma 2 的数值。",
-        "en": f"Measured (synthetic input): normref's {S['n_layer']}-layer stack, d = {S['d_model']}, input entries i.i.d. N(0, 1) "
-              "(E‖x₀‖² = d), weights N(0, 1/fan_in), zero biases, LN gain 1, ReLU FFN: the setting of Xiong et al. "
-              f"(2020), Lemma 2. The y axis is √E‖x_l‖², averaged over {S['batch']} sequences × {S['tokens']} positions × "
-              f"{len(S['seeds'])} seeds ({_sseeds}). "
-              "Dashed lines are Lemma 2's values.",
-    },
-    deps=_DEPS,
-)
+@figure("stream_norms", fields=_stream_fields)
 def stream_norms(lang: str, theme: str):
+    from ..experiments import toll_booth as tb
+
     r = tb.stream_norms()
     d, ls = r["d"], r["layers"]
     b = tb.lemma2_bounds(d, ls)
@@ -212,7 +214,7 @@ def stream_norms(lang: str, theme: str):
     ax.set_ylim(bottom=0)
     ax.set_xlabel(t(lang, "层号 l（0 = 输入）", "layer l (0 = the input)"))
     ax.set_ylabel(t(lang, "残差流长度 √E‖x_l‖²", "stream length √E‖x_l‖²"))
-    ax.set_title(t(lang, f"初始化时的残差流长度（d = {d}）", f"Residual stream length at initialisation (d = {d})"))
+    ax.set_title(t(lang, f"初始化时的残差流长度（d = {d}）", f"Residual stream length at initialization (d = {d})"))
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     return fig
@@ -221,32 +223,10 @@ def stream_norms(lang: str, theme: str):
 # ------------------------------------------------------------------ evidence 3: warmup
 
 
-@figure(
-    "warmup_curves",
-    alt={
-        "zh": "折线图：四条训练损失曲线，横轴是训练步数，纵轴是交叉熵损失。Pre-LN 有无 warmup 都下降得快得多，朝点线所示的最低可能损失靠近；"
-              "Post-LN 有无 warmup 都停在明显更高的位置。",
-        "en": "Line chart: four training-loss curves, steps on the x axis, cross-entropy on the y axis. Pre-LN, with or "
-              "without warmup, falls much faster, towards the dotted line of the lowest possible loss; Post-LN, with or "
-              "without warmup, stays clearly higher.",
-    },
-    caption={
-        "zh": f"实测（合成数据，每种设置跑一次）：normref 的 {T.n_layer} 层 decoder（d = {T.d_model}、{T.n_head} 头、LayerNorm），"
-              f"Adam（β = 0.9, 0.98），峰值学习率 {T.lr:g}，批大小 {T.batch}，序列长 {T.block_size}；warmup 为前 {T.warmup} 步线性升温。"
-              f"数据来自固定随机种子（{T.seed}）的马尔可夫链语言（{T.vocab_size} 个 token，每个 token 有 {T.successors} 个可能的后继），"
-              "四次运行的数据、批次顺序与初始化种子都相同。曲线做了 10 步滑动平均；点线是这份数据上可能达到的最低损失。"
-              "构建时用 torch（CPU）计算。",
-        "en": f"Measured (synthetic data, one run per setting): normref's {T.n_layer}-layer decoder (d = {T.d_model}, "
-              f"{T.n_head} heads, LayerNorm), Adam (β = 0.9, 0.98), peak learning rate {T.lr:g}, batch {T.batch}, "
-              f"sequence length {T.block_size}; warmup is a linear ramp over the first {T.warmup} steps. The data is a "
-              f"Markov-chain language with a fixed seed ({T.seed}): {T.vocab_size} tokens, each with {T.successors} "
-              "possible successors; all four runs share the data, the batch order and the initialisation seed. Curves "
-              "are a 10-step moving average; the dotted line is the lowest loss possible on this data. Computed with "
-              "torch (CPU) at build time.",
-    },
-    deps=_DEPS,
-)
+@figure("warmup_curves", fields=_warmup_fields)
 def warmup_curves(lang: str, theme: str):
+    from ..experiments import toll_booth as tb
+
     r = tb.warmup_runs()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))

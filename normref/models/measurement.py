@@ -1,22 +1,22 @@
 """The measurement: one forward pass with recording, summarised per layer, cached on disk.
 
-The result is keyed by the SHA-256 of the weights file, the prompt, the source
-of every module that computes it and the versions of the libraries involved,
-so the zh and en builds (two processes) share one result and a warm build
-loads no model at all. The document it returns is what
-``python -m normref activations --json`` writes (schema in :mod:`normref.models.cli`).
+The result is keyed by the SHA-256 of the weights file (hashed once per file
+version, see :func:`normref.models.files.file_sha256`), the prompt, the source
+of every module that computes it (the import closure of this module, found by
+:mod:`normref.cache` from the code, function-level imports of the model code
+included) and the versions of the libraries involved, so the zh and en builds
+(two processes) share one result and a warm build loads no model at all. The
+document it returns is what ``python -m normref activations --json`` writes
+(schema in :mod:`normref.models.cli`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import math
 from dataclasses import asdict
-from pathlib import Path
 
 from .. import cache
-from . import check_prompt, load, spec
+from .checkpoint import check_prompt, load, spec
 from .files import file_sha256
 
 __all__ = ["SCHEMA", "measure", "layer_rows"]
@@ -30,20 +30,6 @@ def _lib_versions() -> str:
     return cache.versions_hash(_LIBS)
 
 
-# The modules whose code the measurement runs. Their source is hashed without
-# importing them (they import torch), so a warm cache hit never loads torch.
-_CODE = ("normref.models", "normref.models.files", "normref.models.record", "normref.models.llama",
-         "normref.models.bert", "normref.nn")
-
-
-def _code_hash() -> str:
-    h = hashlib.sha256()
-    for mod in _CODE:
-        origin = importlib.util.find_spec(mod).origin
-        h.update(mod.encode() + b"\0" + Path(origin).read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def measure(model: str, prompt: str) -> dict:
     """Per-layer statistics of ``model`` on ``prompt``, from the disk cache when possible.
 
@@ -53,7 +39,7 @@ def measure(model: str, prompt: str) -> dict:
     """
     s = spec(model)
     check_prompt(prompt)
-    return _measure(s.id, prompt, file_sha256(s.weights_path), _lib_versions(), _code_hash())
+    return _measure(s.id, prompt, file_sha256(s.weights_path), _lib_versions())
 
 
 def _norm_entry(stats: dict, site: str, name: str, weight, bias) -> dict:
@@ -67,8 +53,8 @@ def _norm_entry(stats: dict, site: str, name: str, weight, bias) -> dict:
     }
 
 
-@cache.memo()  # the key also covers this module's source; `code` covers the rest
-def _measure(model: str, prompt: str, weights_sha256: str, libs: str, code: str) -> dict:
+@cache.memo
+def _measure(model: str, prompt: str, weights_sha256: str, libs: str) -> dict:
     m = load(model)
     ids = m.encode(prompt)
     if len(ids) < 2:

@@ -1,21 +1,54 @@
-"""Numbers that pages state in prose, computed by normref (one fact, one place).
+"""Numbers that pages state in prose, and the tables they show, computed by normref (one fact, one place).
 
 A page writes ``[[value: NAME]]`` and the build inserts what the registered
-function returns for that page's language. A test checks every value a page
-uses. Value modules in this package are found automatically.
+value computes for that page's language; ``[[table: NAME]]`` inserts a
+:class:`Table` (rows of data: normref computes it, the site layer renders it).
+A test checks every value a page uses, and fails for a value no page uses.
+
+Each module of this package is one topic and declares its values as one table,
+``{name: compute}``, passed to :func:`register`; ``compute()`` returns the text
+(or ``compute(lang)``, for the few that differ between languages). Modules are
+found automatically. Value modules import experiments that need torch inside
+their functions, so listing the names loads no torch.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
 from .._registry import Registry
 
-__all__ = ["value", "get", "names", "fmt", "fmt_vec"]
+__all__ = ["value", "register", "register_tables", "get", "names", "Column", "Table", "table", "table_names",
+           "fmt", "fmt_vec"]
+
+LANGS = ("zh", "en")
 
 _REGISTRY = Registry(__name__, __path__, "value")
+_TABLES = Registry(__name__, __path__, "table")
+
+
+def _takes_lang(fn: Callable, name: str) -> bool:
+    """Does compute take ``lang``? Any other parameter must have a default (a loop variable bound early)."""
+    params = inspect.signature(fn).parameters
+    required = [p for p in params.values() if p.default is inspect.Parameter.empty and p.name != "lang"]
+    if required:
+        raise TypeError(f"value {name!r}: compute() takes no argument or just lang, "
+                        f"got ({', '.join(p.name for p in required)})")
+    return "lang" in params
+
+
+def register(table: Mapping[str, Callable]) -> None:
+    """Register a module's values: ``{name: compute}``, compute() or compute(lang) -> str."""
+    for name, fn in table.items():
+        if not callable(fn):
+            raise TypeError(f"value {name!r}: expected a function, got {type(fn).__name__}")
+        _REGISTRY.add(name, fn if _takes_lang(fn, name) else (lambda lang, f=fn: f()))
 
 
 def value(name: str):
-    """Register ``fn(lang) -> str`` as the value called ``name``."""
+    """Register ``fn(lang) -> str`` as the value called ``name`` (a decorator; :func:`register` takes a table)."""
 
     def deco(fn):
         _REGISTRY.add(name, fn)
@@ -29,10 +62,61 @@ def names() -> list[str]:
 
 
 def get(name: str, lang: str = "en") -> str:
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     out = _REGISTRY.get(name)(lang)
     if not isinstance(out, str):
         raise TypeError(f"value {name!r} must return str, got {type(out).__name__}")
     return out
+
+
+# ---------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    align: str = "right"  # "left" or "right"
+    code: bool = False  # the cells are code (names of functions)
+
+    def __post_init__(self):
+        if self.align not in ("left", "right"):
+            raise ValueError(f"column {self.label!r}: align must be 'left' or 'right', got {self.align!r}")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of a page: column labels in the page's language and rows of formatted cells."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self):
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise ValueError(f"a row has {len(row)} cells for {len(self.columns)} columns: {row!r}")
+
+
+def register_tables(tables: Mapping[str, Callable[[str], Table]]) -> None:
+    """Register a module's tables: ``{name: build}``, build(lang) -> Table."""
+    for name, fn in tables.items():
+        _TABLES.add(name, fn)
+
+
+def table_names() -> list[str]:
+    return _TABLES.names()
+
+
+def table(name: str, lang: str = "en") -> Table:
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    out = _TABLES.get(name)(lang)
+    if not isinstance(out, Table):
+        raise TypeError(f"table {name!r} must return a values.Table, got {type(out).__name__}")
+    return out
+
+
+# ---------------------------------------------------------------- formatting
 
 
 def fmt(v: float, digits: int = 2) -> str:

@@ -1,175 +1,89 @@
-"""Values of the formulas page: LayerNorm step by step, √d, the LN Jacobian, softmax saturation."""
+"""Values of the formulas page: LayerNorm step by step, √d, the LayerNorm Jacobian, softmax saturation."""
 
 from __future__ import annotations
 
-from . import fmt, fmt_vec, value
+from . import fmt, fmt_vec, register
 from .basics import WORKED_X
 
 
-def _ln():
+def _layernorm_steps() -> dict:
+    """LayerNorm of the worked example, one step at a time."""
     from ..experiments.formulas import layernorm_steps
 
     return layernorm_steps(WORKED_X)
 
 
-@value("ln.mean")
-def _ln_mean(lang):
-    return fmt(_ln()["mean"], 2)
-
-
-@value("ln.centred")
-def _ln_centred(lang):
-    return fmt_vec(_ln()["centred"], 0)
-
-
-@value("ln.var")
-def _ln_var(lang):
-    return fmt(_ln()["variance"], 2)
-
-
-@value("ln.std")
-def _ln_std(lang):
-    return fmt(_ln()["std"], 2)
-
-
-@value("ln.y")
-def _ln_y(lang):
-    return fmt_vec(_ln()["layer_norm"], 2)
-
-
-@value("ln.l2_y")
-def _ln_l2(lang):
-    return fmt(_ln()["l2"], 2)
-
-
-def _sq():
+def _sqrt_d() -> dict:
+    """Why ‖RMSNorm(x)‖ ≈ √d: one random vector, before and after a synthetic gain."""
     from ..experiments.formulas import sqrt_d_demo
 
     return sqrt_d_demo()
 
 
-@value("sqrtd.d")
-def _sq_d(lang):
-    return str(_sq()["d"])
-
-
-@value("sqrtd.l2_in")
-def _sq_in(lang):
-    return fmt(_sq()["l2_in"], 1)
-
-
-@value("sqrtd.l2_out")
-def _sq_out(lang):
-    return fmt(_sq()["l2_out"], 2)
-
-
-@value("sqrtd.rms_g")
-def _sq_rms_g(lang):
-    return fmt(_sq()["rms_g"], 3)
-
-
-@value("sqrtd.l2_gain")
-def _sq_gain(lang):
-    return fmt(_sq()["l2_gain"], 2)
-
-
-@value("sqrtd.predicted_gain")
-def _sq_pred(lang):
-    return fmt(_sq()["predicted_gain"], 2)
-
-
-def _jac():
+def _jacobian() -> dict:
+    """The spectral norm of LayerNorm's Jacobian against √d/‖x − μ‖, over input scales."""
     from ..experiments.formulas import ln_jacobian_sweep
 
     return ln_jacobian_sweep()
 
 
-@value("jac.d")
-def _jac_d(lang):
-    return str(_jac()["d"])
+def _jacobian_norm_at(scale: float) -> float:
+    for s, _, spectral, _ in _jacobian()["rows"]:
+        if s == scale:
+            return spectral
+    raise KeyError(scale)
 
 
-@value("jac.max_rel_err")
-def _jac_err(lang):
+def _jacobian_max_relative_error() -> str:
     """Largest relative gap between ‖J‖₂ and √d/‖x − μ‖ over the sweep."""
-    rows = _jac()["rows"]
+    rows = _jacobian()["rows"]
     return f"{max(abs(s - b) / b for _, _, s, b in rows):.0e}".replace("e-0", "e-")
 
 
-def _jac_at(c):
-    for scale, _, spectral, _ in _jac()["rows"]:
-        if scale == c:
-            return spectral
-    raise KeyError(c)
+def _softmax_top_probability(scale: float) -> str:
+    """The largest softmax probability when the scores are multiplied by ``scale``."""
+    import numpy as np
 
-
-@value("jac.at_0.1")
-def _jac_01(lang):
-    return fmt(_jac_at(0.1), 2)
-
-
-@value("jac.at_1")
-def _jac_1(lang):
-    return fmt(_jac_at(1.0), 2)
-
-
-@value("jac.at_10")
-def _jac_10(lang):
-    return fmt(_jac_at(10.0), 3)
-
-
-# Softmax saturation (figure "softmax_saturation").
-def _sat():
     from ..experiments.softmax import saturation
 
-    return saturation()
+    r = saturation()
+    return fmt(float(r["top"][int(np.flatnonzero(r["scales"] == scale)[0])]), 3)
 
 
-@value("softmax.scores")
-def _sm_scores(lang):
+def _softmax_scores() -> str:
     from ..experiments.softmax import SCORES
 
     return fmt_vec(SCORES, 1)
 
 
-def _top(c):
-    import numpy as np
-
-    r = _sat()
-    return float(r["top"][int(np.flatnonzero(r["scales"] == c)[0])])
-
-
-@value("softmax.top_0.5")
-def _sm_05(lang):
-    return fmt(_top(0.5), 3)
-
-
-@value("softmax.top_1")
-def _sm_1(lang):
-    return fmt(_top(1.0), 3)
-
-
-@value("softmax.top_4")
-def _sm_4(lang):
-    return fmt(_top(4.0), 3)
-
-
-@value("softmax.top_16")
-def _sm_16(lang):
-    return fmt(_top(16.0), 3)
-
-
-@value("softmax.uniform")
-def _sm_uniform(lang):
+def _softmax_uniform() -> str:
     from ..experiments.softmax import SCORES
 
     return fmt(1 / len(SCORES), 3)
 
 
-# The interview page's quiz, written into the page from normref.data.quiz (one source
-# for the static page and a widget). A block of Markdown rather than a number.
-@value("quiz.markdown")
-def _quiz_md(lang):
-    from ..data.quiz import render_markdown
-
-    return render_markdown(lang)
+register({
+    "ln.mean": lambda: fmt(_layernorm_steps()["mean"], 2),
+    "ln.centered": lambda: fmt_vec(_layernorm_steps()["centred"], 0),
+    "ln.var": lambda: fmt(_layernorm_steps()["variance"], 2),
+    "ln.std": lambda: fmt(_layernorm_steps()["std"], 2),
+    "ln.y": lambda: fmt_vec(_layernorm_steps()["layer_norm"], 2),
+    "ln.l2_y": lambda: fmt(_layernorm_steps()["l2"], 2),
+    "sqrtd.d": lambda: str(_sqrt_d()["d"]),
+    "sqrtd.l2_in": lambda: fmt(_sqrt_d()["l2_in"], 1),
+    "sqrtd.l2_out": lambda: fmt(_sqrt_d()["l2_out"], 2),
+    "sqrtd.gain_rms": lambda: fmt(_sqrt_d()["rms_g"], 3),
+    "sqrtd.l2_gain": lambda: fmt(_sqrt_d()["l2_gain"], 2),
+    "sqrtd.predicted_gain": lambda: fmt(_sqrt_d()["predicted_gain"], 2),
+    "jac.d": lambda: str(_jacobian()["d"]),
+    "jac.max_rel_err": _jacobian_max_relative_error,
+    "jac.at_0.1": lambda: fmt(_jacobian_norm_at(0.1), 2),
+    "jac.at_1": lambda: fmt(_jacobian_norm_at(1.0), 2),
+    "jac.at_10": lambda: fmt(_jacobian_norm_at(10.0), 3),
+    "softmax.scores": _softmax_scores,
+    "softmax.top_0.5": lambda: _softmax_top_probability(0.5),
+    "softmax.top_1": lambda: _softmax_top_probability(1.0),
+    "softmax.top_4": lambda: _softmax_top_probability(4.0),
+    "softmax.top_16": lambda: _softmax_top_probability(16.0),
+    "softmax.uniform": _softmax_uniform,
+})

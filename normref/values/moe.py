@@ -6,182 +6,115 @@ import math
 
 import numpy as np
 
-from . import fmt, value
-from ..experiments.moe import BASE, BASE_SPREAD, toy_training, u_spread
+from . import fmt, register
 
 
-def _base():
-    return u_spread()["base_run"]
+def _exp():
+    """The experiment module, imported when a value is computed (it imports torch; listing values must not)."""
+    from ..experiments import moe
+
+    return moe
 
 
-def _sweep(name):
-    sw = u_spread()["sweeps"][name]
+def _setting(key: str):
+    """A setting of the scaled-down K3 shape the experiments use (d_model, d_latent, n_experts, top_k, ...)."""
+    return _exp().BASE[key]
+
+
+def _base_run() -> dict:
+    """The ‖u‖ statistics at the base point (K3-like sparsity, scaled down)."""
+    return _exp().u_spread()["base_run"]
+
+
+def _sweep(name: str) -> dict:
+    """{swept value: run} of one sweep around the base point ("expert_spread", "temperature", "top_k")."""
+    sw = _exp().u_spread()["sweeps"][name]
     return dict(zip(sw["values"], sw["runs"]))
 
 
-@value("moe.base.n")
-def _n(lang):
-    return str(BASE["n_experts"])
-
-
-@value("moe.base.k")
-def _k(lang):
-    return str(BASE["top_k"])
-
-
-@value("moe.base.tau")
-def _tau(lang):
-    return f"{BASE['temperature']:g}"
-
-
-@value("moe.base.sigma")
-def _sigma(lang):
-    return f"{BASE_SPREAD:g}"
-
-
-@value("moe.d")
-def _d(lang):
-    return str(BASE["d_model"])
-
-
-@value("moe.l")
-def _l(lang):
-    return str(BASE["d_latent"])
-
-
-@value("moe.sqrt_l")
-def _sqrt_l(lang):
-    return fmt(math.sqrt(BASE["d_latent"]), 2)
-
-
-@value("moe.n_tokens")
-def _n_tokens(lang):
-    return str(u_spread()["n_tokens"])
-
-
-# Coefficients of variation at the base point (K3-like sparsity, scaled down).
-for _key in ("cv_u", "cv_u_normed", "cv_routed_raw", "cv_routed_norm", "cv_shared", "cv_z", "cv_u_over_z2"):
-    value(f"moe.{_key}")(lambda lang, _k=_key: fmt(_base()[_k], 3 if _k == "cv_u_normed" else 2))
-
-
-@value("moe.p99_p1")
-def _p99_p1(lang):
-    return fmt(_base()["max_over_min_u"], 0)
-
-
-@value("moe.ratio_raw")
-def _ratio_raw(lang):
-    return fmt(_base()["ratio_raw"], 2)
-
-
-@value("moe.ratio_norm")
-def _ratio_norm(lang):
-    return fmt(_base()["ratio_norm"], 1)
-
-
-def _range(key):
-    vals = [run[key] for sw in u_spread()["sweeps"].values() for run in sw["runs"]]
+def _range_over_sweeps(key: str) -> str:
+    vals = [run[key] for sw in _exp().u_spread()["sweeps"].values() for run in sw["runs"]]
     return f"{fmt(min(vals), 2)}–{fmt(max(vals), 2)}"
 
 
-@value("moe.cv_u_range")
-def _cv_u_range(lang):
-    return _range("cv_u")
-
-
-@value("moe.cv_routed_norm_range")
-def _cv_rn_range(lang):
-    return _range("cv_routed_norm")
-
-
-@value("moe.cv_u_sigma0")
-def _cv_sigma0(lang):
-    return fmt(_sweep("expert_spread")[0.0]["cv_u"], 2)
-
-
-@value("moe.cv_u_sigma1")
-def _cv_sigma1(lang):
-    return fmt(_sweep("expert_spread")[1.0]["cv_u"], 2)
-
-
-@value("moe.cv_u_tau_hot")
-def _cv_tau_hot(lang):
+def _cv_u_at_temperature(pick) -> str:
     s = _sweep("temperature")
-    return fmt(s[max(s)]["cv_u"], 2)
+    return fmt(s[pick(s)]["cv_u"], 2)
 
 
-@value("moe.cv_u_tau_cold")
-def _cv_tau_cold(lang):
-    s = _sweep("temperature")
-    return fmt(s[min(s)]["cv_u"], 2)
+# ---- the toy training run: final validation losses per learning rate, without and with the norm
 
 
-@value("moe.tau_hot")
-def _tau_hot(lang):
-    return f"{max(_sweep('temperature')):g}"
+def _training() -> dict:
+    return _exp().toy_training()
 
 
-@value("moe.tau_cold")
-def _tau_cold(lang):
-    return f"{min(_sweep('temperature')):g}"
-
-
-@value("moe.cv_u_k1")
-def _cv_k1(lang):
-    return fmt(_sweep("top_k")[1]["cv_u"], 2)
-
-
-@value("moe.cv_u_k16")
-def _cv_k16(lang):
-    return fmt(_sweep("top_k")[16]["cv_u"], 2)
-
-
-# ----------------------------------------------------------------------------- training
-
-
-def _final(lr, normalize):
-    r = toy_training()
+def _final_losses(lr_index: int, normalize: bool) -> np.ndarray:
+    """Each seed's last validation loss at the learning rate ``lrs[lr_index]``, without or with the RMSNorm."""
+    r = _training()
+    lr = r["lrs"][lr_index]
     return np.array([x["val"][-1] for x in r["runs"] if x["lr"] == lr and x["normalize"] == normalize])
 
 
-def _lr(i):
-    return toy_training()["lrs"][i]
+def _loss_change(lr_index: int) -> str:
+    """How much the RMSNorm changes the mean final loss, in percent (negative: it helps)."""
+    off, on = _final_losses(lr_index, False).mean(), _final_losses(lr_index, True).mean()
+    return fmt(100 * (on - off) / off, 1) + "%"
 
 
-@value("moe.train.steps")
-def _steps(lang):
-    return str(toy_training()["cfg"]["steps"])
+def _seeds_won(lr_index: int, lang: str) -> str:
+    """In how many seeds the RMSNorm gives the lower final loss."""
+    on, off = _final_losses(lr_index, True), _final_losses(lr_index, False)
+    w, n = int((on < off).sum()), len(on)
+    return f"{n} 个种子中的 {w} 个" if lang == "zh" else f"{w} of {n} seeds"
 
 
-@value("moe.train.n_seeds")
-def _seeds(lang):
-    return str(len(toy_training()["seeds"]))
+def _training_values(i: int) -> dict:
+    return {
+        f"moe.train.lr{i}": lambda: f"{_training()['lrs'][i]:g}",
+        f"moe.train.off{i}": lambda: fmt(float(_final_losses(i, False).mean()), 4),
+        f"moe.train.on{i}": lambda: fmt(float(_final_losses(i, True).mean()), 4),
+        f"moe.train.change{i}": lambda: _loss_change(i),
+        f"moe.train.wins{i}": lambda lang: _seeds_won(i, lang),
+    }
 
 
-@value("moe.train.params")
-def _params(lang):
-    n = toy_training()["n_params"]
-    return f"{n:,}"
-
-
-@value("moe.train.predict_mean")
-def _predict_mean(lang):
-    return fmt(toy_training()["predict_mean_mse"], 3)
-
-
-for _i in (0, 1):
-    value(f"moe.train.lr{_i}")(lambda lang, i=_i: f"{_lr(i):g}")
-    value(f"moe.train.off{_i}")(lambda lang, i=_i: fmt(float(_final(_lr(i), False).mean()), 4))
-    value(f"moe.train.on{_i}")(lambda lang, i=_i: fmt(float(_final(_lr(i), True).mean()), 4))
-
-    def _change(lang, i=_i):
-        off, on = _final(_lr(i), False).mean(), _final(_lr(i), True).mean()
-        return fmt(100 * (on - off) / off, 1) + "%"
-
-    def _wins(lang, i=_i):
-        w = int((_final(_lr(i), True) < _final(_lr(i), False)).sum())
-        n = len(_final(_lr(i), True))
-        return f"{n} 个种子中的 {w} 个" if lang == "zh" else f"{w} of {n} seeds"
-
-    value(f"moe.train.change{_i}")(_change)
-    value(f"moe.train.wins{_i}")(_wins)
+register({
+    "moe.base.n_experts": lambda: str(_setting("n_experts")),
+    "moe.base.top_k": lambda: str(_setting("top_k")),
+    "moe.base.tau": lambda: f"{_setting('temperature'):g}",
+    "moe.base.sigma": lambda: f"{_exp().BASE_SPREAD:g}",
+    "moe.d_model": lambda: str(_setting("d_model")),
+    "moe.d_latent": lambda: str(_setting("d_latent")),
+    "moe.sqrt_d_latent": lambda: fmt(math.sqrt(_setting("d_latent")), 2),
+    "moe.n_tokens": lambda: str(_exp().u_spread()["n_tokens"]),
+    # Coefficients of variation at the base point.
+    "moe.cv_u": lambda: fmt(_base_run()["cv_u"], 2),
+    "moe.cv_u_normed": lambda: fmt(_base_run()["cv_u_normed"], 3),
+    "moe.cv_routed_raw": lambda: fmt(_base_run()["cv_routed_raw"], 2),
+    "moe.cv_routed_norm": lambda: fmt(_base_run()["cv_routed_norm"], 2),
+    "moe.cv_shared": lambda: fmt(_base_run()["cv_shared"], 2),
+    "moe.cv_z": lambda: fmt(_base_run()["cv_z"], 2),
+    "moe.cv_u_over_z2": lambda: fmt(_base_run()["cv_u_over_z2"], 2),
+    "moe.u_p99_over_p1": lambda: fmt(_base_run()["max_over_min_u"], 0),
+    "moe.ratio_raw": lambda: fmt(_base_run()["ratio_raw"], 2),
+    "moe.ratio_norm": lambda: fmt(_base_run()["ratio_norm"], 1),
+    # Over the sweeps.
+    "moe.cv_u_range": lambda: _range_over_sweeps("cv_u"),
+    "moe.cv_routed_norm_range": lambda: _range_over_sweeps("cv_routed_norm"),
+    "moe.cv_u_sigma0": lambda: fmt(_sweep("expert_spread")[0.0]["cv_u"], 2),
+    "moe.cv_u_sigma1": lambda: fmt(_sweep("expert_spread")[1.0]["cv_u"], 2),
+    "moe.cv_u_tau_hot": lambda: _cv_u_at_temperature(max),
+    "moe.cv_u_tau_cold": lambda: _cv_u_at_temperature(min),
+    "moe.tau_hot": lambda: f"{max(_sweep('temperature')):g}",
+    "moe.tau_cold": lambda: f"{min(_sweep('temperature')):g}",
+    "moe.cv_u_k1": lambda: fmt(_sweep("top_k")[1]["cv_u"], 2),
+    "moe.cv_u_k16": lambda: fmt(_sweep("top_k")[16]["cv_u"], 2),
+    # The toy training run.
+    "moe.train.steps": lambda: str(_training()["cfg"]["steps"]),
+    "moe.train.n_seeds": lambda: str(len(_training()["seeds"])),
+    "moe.train.params": lambda: f"{_training()['n_params']:,}",
+    "moe.train.predict_mean": lambda: fmt(_training()["predict_mean_mse"], 3),
+    **_training_values(0),
+    **_training_values(1),
+})

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fmt, value
+from . import fmt, register
 
 
-def _grad():
+def _grad() -> dict:
+    """Gradient norms per layer at initialisation, Post-LN and Pre-LN, over seeds."""
     from ..experiments.toll_booth import grad_per_layer
 
     return grad_per_layer()
@@ -19,120 +20,65 @@ def grad_ratio(placement: str) -> float:
     return float(m[0] / m[-1])
 
 
-@value("grad.layers")
-def _grad_layers(lang):
-    return str(len(_grad()["layers"]))
-
-
-@value("grad.seeds")
-def _grad_seeds(lang):
-    return str(len(_grad()["seeds"]))
-
-
-@value("grad.post_ratio")
-def _grad_post(lang):
-    return fmt(grad_ratio("post"), 2)
-
-
-@value("grad.pre_ratio")
-def _grad_pre(lang):
-    return fmt(grad_ratio("pre"), 2)
-
-
-@value("grad.post_growth")
-def _grad_post_growth(lang):
-    """Last layer over layer 1 for Post-LN: how much larger the gradient is near the output."""
-    return fmt(1 / grad_ratio("post"), 2)
-
-
-@value("grad.last_post_over_pre")
-def _grad_last(lang):
+def _last_layer_post_over_pre() -> str:
     g = _grad()
     return fmt(float(g["post"].mean(0)[-1] / g["pre"].mean(0)[-1]), 1)
 
 
-def _stream():
+def _stream() -> dict:
+    """Squared stream norms per layer (Xiong et al.'s Lemma 2 setting)."""
     from ..experiments.toll_booth import stream_norms
 
     return stream_norms()
 
 
-@value("lemma2.post_sum")
-def _l2_post(lang):
-    """Measured E‖x + FFN(x)‖² / d for Post-LN, averaged over layers (Lemma 2: 3/2)."""
+def _stream_per_d(key: str, reduce) -> float:
     r = _stream()
-    return fmt(float(r["post_sum"].mean() / r["d"]), 2)
+    return float(reduce(r[key]) / r["d"])
 
 
-@value("lemma2.post_out")
-def _l2_post_out(lang):
-    r = _stream()
-    return fmt(float(r["post"][:, 1:].mean() / r["d"]), 2)
+def _n_layers() -> int:
+    return int(_stream()["layers"][-1])
 
 
-@value("lemma2.pre_last")
-def _l2_pre_last(lang):
-    r = _stream()
-    return fmt(float(r["pre"].mean(0)[-1] / r["d"]), 1)
-
-
-@value("lemma2.L")
-def _l2_L(lang):
-    return str(int(_stream()["layers"][-1]))
-
-
-@value("lemma2.pre_lo")
-def _l2_lo(lang):
-    L = int(_stream()["layers"][-1])
-    return fmt(1 + L / 2, 1)
-
-
-@value("lemma2.pre_hi")
-def _l2_hi(lang):
-    L = int(_stream()["layers"][-1])
-    return fmt(1 + 1.5 * L, 1)
-
-
-@value("lemma2.d")
-def _l2_d(lang):
-    return str(_stream()["d"])
-
-
-def _warm():
+def _warm() -> dict:
+    """The four training runs: Post-LN and Pre-LN, with and without warmup."""
     from ..experiments.toll_booth import warmup_runs
 
     return warmup_runs()
 
 
-def final_loss(key: str, last: int = 20) -> float:
+FINAL_STEPS = 20  # the page compares the runs' mean loss over their last steps
+
+
+def final_loss(key: str, last: int = FINAL_STEPS) -> float:
     """Mean loss over the last ``last`` steps of one run ("post/none", "pre/warmup", ...)."""
     return float(np.mean(_warm()[key][-last:]))
 
 
-for _key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
-    value("warm." + _key.replace("/", "_"))(lambda lang, k=_key: fmt(final_loss(k), 2))
-
-
-@value("warm.floor")
-def _warm_floor(lang):
-    return fmt(_warm()["entropy"], 2)
-
-
-@value("warm.start")
-def _warm_start(lang):
-    return fmt(_warm()["uniform"], 2)
-
-
-@value("warm.steps")
-def _warm_steps(lang):
-    return str(_warm()["setting"]["steps"])
-
-
-@value("warm.warmup")
-def _warm_warmup(lang):
-    return str(_warm()["setting"]["warmup"])
-
-
-@value("warm.lr")
-def _warm_lr(lang):
-    return f"{_warm()['setting']['lr']:g}"
+register({
+    "grad.layers": lambda: str(len(_grad()["layers"])),
+    "grad.seeds": lambda: str(len(_grad()["seeds"])),
+    "grad.pre_ratio": lambda: fmt(grad_ratio("pre"), 2),
+    # Last layer over layer 1 for Post-LN: how much larger the gradient is near the output.
+    "grad.post_growth": lambda: fmt(1 / grad_ratio("post"), 2),
+    "grad.last_post_over_pre": _last_layer_post_over_pre,
+    # Measured E‖x + FFN(x)‖² / d for Post-LN, averaged over layers (Lemma 2: 3/2).
+    "lemma2.post_sum": lambda: fmt(_stream_per_d("post_sum", np.mean), 2),
+    "lemma2.post_out": lambda: fmt(_stream_per_d("post", lambda a: a[:, 1:].mean()), 2),
+    "lemma2.pre_last": lambda: fmt(_stream_per_d("pre", lambda a: a.mean(0)[-1]), 1),
+    "lemma2.n_layers": lambda: str(_n_layers()),
+    "lemma2.pre_lo": lambda: fmt(1 + _n_layers() / 2, 1),
+    "lemma2.pre_hi": lambda: fmt(1 + 1.5 * _n_layers(), 1),
+    "lemma2.d": lambda: str(_stream()["d"]),
+    "warm.post_none": lambda: fmt(final_loss("post/none"), 2),
+    "warm.post_warmup": lambda: fmt(final_loss("post/warmup"), 2),
+    "warm.pre_none": lambda: fmt(final_loss("pre/none"), 2),
+    "warm.pre_warmup": lambda: fmt(final_loss("pre/warmup"), 2),
+    "warm.entropy_floor": lambda: fmt(_warm()["entropy"], 2),
+    "warm.uniform_loss": lambda: fmt(_warm()["uniform"], 2),
+    "warm.final_steps": lambda: str(FINAL_STEPS),
+    "warm.steps": lambda: str(_warm()["setting"]["steps"]),
+    "warm.warmup": lambda: str(_warm()["setting"]["warmup"]),
+    "warm.lr": lambda: f"{_warm()['setting']['lr']:g}",
+})

@@ -5,16 +5,11 @@
  * as normref.glossary.render_markdown writes it; a group heading is hidden
  * when none of its entries is shown. Following a link to an entry that the
  * filter hides clears the filter first, so anchors always land. */
-nrWidgets.register("glossary-filter", function (el, ctx) {
+nrWidgets.register("glossary-filter", function (w, ctx) {
   "use strict";
-  var L = ctx.labels;
+  var L = ctx.labels, el = ctx.el;
+  var updates = 0;
 
-  function node(tag, cls, text) {
-    var n = document.createElement(tag);
-    if (cls) n.className = cls;
-    if (text !== undefined) n.textContent = text;
-    return n;
-  }
   function norm(s) { return String(s).normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim(); }
 
   // Each term's block of page elements, and its group heading.
@@ -22,23 +17,16 @@ nrWidgets.register("glossary-filter", function (el, ctx) {
     var h = document.getElementById(t.id);
     if (!h) throw new Error("glossary entry #" + t.id + " is not on the page");
     var parts = [h], n = h.nextElementSibling;
-    while (n && !/^H[23]$/.test(n.tagName) && !n.contains(el)) { parts.push(n); n = n.nextElementSibling; }
+    while (n && !/^H[23]$/.test(n.tagName) && !n.contains(w)) { parts.push(n); n = n.nextElementSibling; }
     var g = document.getElementById("group-" + t.group);
     return { id: t.id, forms: t.forms.map(norm), parts: parts, group: g };
   });
 
   var id = ctx.uid("q");
-  var row = node("div", "nr-gloss-filter");
-  var label = node("label", null, L.label);
-  label.htmlFor = id;
-  var input = node("input");
-  input.type = "search"; input.id = id; input.autocomplete = "off";
-  if (L.placeholder) input.placeholder = L.placeholder;
-  var count = node("output", "nr-gloss-filter__count");
-  count.htmlFor = id;
-  count.setAttribute("aria-live", "polite");
-  row.append(label, input, count);
-  el.appendChild(row);
+  var input = el("input", { type: "search", id: id, autocomplete: "off", placeholder: L.placeholder || null, oninput: apply });
+  // The count is the widget's one live region: one short sentence per change.
+  var count = el("output", { class: "nr-gloss-filter__count", for: id, "aria-live": "polite" });
+  w.appendChild(el("div", { class: "nr-gloss-filter" }, [el("label", { for: id }, L.label), input, count]));
 
   function apply() {
     var q = norm(input.value), shown = 0, groups = new Map();
@@ -49,11 +37,11 @@ nrWidgets.register("glossary-filter", function (el, ctx) {
       if (e.group) groups.set(e.group, (groups.get(e.group) || false) || on);
     });
     groups.forEach(function (on, g) { g.hidden = !on; });
-    count.textContent = L.count.replace("{n}", shown).replace("{m}", entries.length);
-    el.setAttribute("data-nr-shown", String(shown));
-    el.setAttribute("data-nr-total", String(entries.length));
+    count.value = ctx.fill(L.count, { n: shown, m: entries.length });
+    w.setAttribute("data-nr-shown", String(shown));
+    w.setAttribute("data-nr-total", String(entries.length));
+    w.setAttribute("data-nr-updates", String(++updates));
   }
-  input.addEventListener("input", apply);
   apply();
 
   // An anchor to a hidden entry (a "see also" link, the address bar, a shared
@@ -65,12 +53,12 @@ nrWidgets.register("glossary-filter", function (el, ctx) {
     return hit;
   }
   function onClick(ev) {
-    if (!el.isConnected) return document.removeEventListener("click", onClick, true);
+    if (!w.isConnected) return document.removeEventListener("click", onClick, true);
     var a = ev.target.closest && ev.target.closest("a[href*='#']");
     if (a && a.pathname === location.pathname) reveal(a.hash);
   }
   function onHash() {
-    if (!el.isConnected) return window.removeEventListener("hashchange", onHash);
+    if (!w.isConnected) return window.removeEventListener("hashchange", onHash);
     if (reveal(location.hash)) { var t = document.getElementById(location.hash.slice(1)); if (t) t.scrollIntoView(); }
   }
   document.addEventListener("click", onClick, true);

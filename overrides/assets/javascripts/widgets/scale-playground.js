@@ -3,19 +3,15 @@
  * the input length ||c x||_2 next to the RMSNorm output length, which stays at
  * sqrt(d). RMSNorm is recomputed here exactly as normref.rms_norm does it,
  * with eps inside the square root. The slider moves in log10(c), in the same
- * 41 steps as the figure's sweep, so every stop is a point of the figure. */
-nrWidgets.register("scale-playground", function (el, ctx) {
+ * 41 steps as the figure's sweep, so every stop is a point of the figure.
+ * The bars are not a live region; one sentence (data-label-status) says what
+ * changed, once per step. */
+nrWidgets.register("scale-playground", function (w, ctx) {
   "use strict";
-  var x = ctx.data.x, d = ctx.data.d, eps = ctx.data.eps, L = ctx.labels, fmt = ctx.fmt;
+  var x = ctx.data.x, d = ctx.data.d, eps = ctx.data.eps, L = ctx.labels, fmt = ctx.fmt, el = ctx.el;
   var lo = Math.log10(ctx.data.scales[0]), hi = Math.log10(ctx.data.scales[ctx.data.scales.length - 1]);
   var step = (hi - lo) / (ctx.data.scales.length - 1);
-
-  function node(tag, cls, text) {
-    var n = document.createElement(tag);
-    if (cls) n.className = cls;
-    if (text !== undefined) n.textContent = text;
-    return n;
-  }
+  var updates = 0;
 
   // Lengths for stretch factor c: ||c x||_2 and ||RMSNorm(c x)||_2.
   function lengths(c) {
@@ -31,48 +27,39 @@ nrWidgets.register("scale-playground", function (el, ctx) {
   function width(v) { return (100 * (Math.log(v) - axLo) / (axHi - axLo)).toFixed(2) + "%"; }
 
   var id = ctx.uid("factor");
-  if (L.title) el.appendChild(node("p", "nr-widget__title", L.title));
-  var row = node("div", "nr-scale__control");
-  var label = node("label", null, L.factor);
-  label.htmlFor = id;
-  var input = node("input");
-  input.type = "range"; input.id = id;
-  input.min = String(+lo.toFixed(6)); input.max = String(+hi.toFixed(6)); input.step = String(+step.toFixed(6)); input.value = "0";
-  var shown = node("output", "nr-scale__factor");
-  shown.htmlFor = id;
-  row.append(label, input, shown);
+  var input = el("input", { type: "range", id: id, min: +lo.toFixed(6), max: +hi.toFixed(6), step: +step.toFixed(6),
+                            value: "0", oninput: function () { update(true); } });
+  // The slider's aria-valuetext already speaks c; the shown copy is not live.
+  var shown = el("output", { class: "nr-scale__factor", for: id, "aria-live": "off" });
 
   function bar(name, text) {
-    var r = node("div", "nr-scale__row nr-scale__row--" + name);
-    var k = node("span", "nr-scale__key", text);
-    var track = node("span", "nr-scale__track");
-    var fill = node("span", "nr-scale__bar");
-    track.appendChild(fill);
-    var val = node("span", "nr-scale__value");
-    val.setAttribute("data-nr-value", name);
-    r.append(k, track, val);
-    return { row: r, fill: fill, val: val };
+    var fill = el("span", { class: "nr-scale__bar" });
+    var val = el("span", { class: "nr-scale__value", "data-nr-value": name });
+    var row = el("div", { class: "nr-scale__row nr-scale__row--" + name },
+                 [el("span", { class: "nr-scale__key" }, text), el("span", { class: "nr-scale__track" }, fill), val]);
+    return { row: row, fill: fill, val: val };
   }
   var bin = bar("in", L.input), bout = bar("out", L.output);
-  var rows = node("div", "nr-scale__rows");
-  rows.setAttribute("aria-live", "polite");
-  rows.append(bin.row, bout.row);
-  var note = node("p", "nr-scale__note", (L.note || "") + " \u221Ad = " + fmt(Math.sqrt(d), 0));
-  el.append(row, rows, note);
+  var status = el("p", { class: "nr-widget__status", "aria-live": "polite" });
+  w.append(
+    L.title ? el("p", { class: "nr-widget__title" }, L.title) : "",
+    el("div", { class: "nr-scale__control" }, [el("label", { for: id }, L.factor), input, shown]),
+    el("div", { class: "nr-scale__rows" }, [bin.row, bout.row]),
+    el("p", { class: "nr-scale__note" }, (L.note || "") + " \u221Ad = " + fmt(Math.sqrt(d), 0)),
+    status);
 
-  function update() {
+  function update(announce) {
     var c = Math.pow(10, Number(input.value)), r = lengths(c);
-    var cs = fmt(c, 2) + "\u00D7";
+    var cs = fmt(c, 2) + "\u00D7", lin = fmt(r.inp, 2), lout = fmt(r.out, 4);
     shown.value = cs;
-    shown.textContent = cs;
     input.setAttribute("aria-valuetext", cs);
-    el.setAttribute("data-nr-c", String(c));
-    bin.val.textContent = fmt(r.inp, 2);
-    bout.val.textContent = fmt(r.out, 4);
+    w.setAttribute("data-nr-c", String(c));
+    bin.val.textContent = lin;
+    bout.val.textContent = lout;
     bin.fill.style.width = width(r.inp);
     bout.fill.style.width = width(r.out);
+    if (announce) status.textContent = ctx.fill(L.status, { c: cs, input: lin, output: lout });
+    w.setAttribute("data-nr-updates", String(++updates));
   }
-  input.addEventListener("input", update);
-  input.addEventListener("change", update);
-  update();
+  update(false);
 });

@@ -1,0 +1,359 @@
+"""The claim ledger: load, validate, check and render ``normsite/data/claims.yml``.
+
+The ledger page (``docs/<lang>/claims.md``, directive ``[[ledger]]``) lists the
+claims a reader meets in lessons, folklore and on this site. Each claim has a
+verdict, one sentence saying why (in both languages), a link to the section or
+figure on the site that decides it, and the name of the test that keeps it
+true. The data is validated up front, and two checks tie it to the project:
+
+- :func:`check_evidence`: every evidence link names a page that exists in each
+  language's docs folder and an anchor that exists on that page (a heading's
+  ``{ #id }``, a figure's ``fig-NAME``, or an ``id="…"`` in the page's HTML);
+- :func:`check_tests`: every named test (``tests/FILE.py::NAME`` or
+  ``tests/FILE.py::Class::NAME``) is defined in that file.
+
+Either failure raises :class:`LedgerError` naming the claim, and the build
+fails with it. This module knows nothing of MkDocs; the hook only calls
+:func:`expand`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "DATA", "LANGS", "VERDICTS", "DIRECTIVE", "Claim", "Group", "Ledger", "LedgerError",
+    "load", "parse", "anchors", "check_evidence", "check_tests", "check_values", "render_markdown", "expand",
+]
+
+DATA = Path(__file__).with_name("data") / "claims.yml"
+LANGS = ("zh", "en")
+DIRECTIVE = "[[ledger]]"
+
+# The verdicts, in the order the legend lists them; the id is also the badge's CSS modifier.
+VERDICTS: dict[str, dict[str, str]] = {
+    "holds": {"zh": "成立", "en": "holds"},
+    "condition": {"zh": "有条件成立", "en": "holds with a condition"},
+    "corrected": {"zh": "已更正", "en": "corrected"},
+    "not-reproduced": {"zh": "本站未能复现", "en": "not reproduced here"},
+    "not-checkable": {"zh": "本站无法核查", "en": "not checkable here"},
+}
+_VERDICT_HELP = {
+    "holds": {"zh": "说法成立，本站的实测或核对支持它。", "en": "The claim is right, and a measurement or check on this site supports it."},
+    "condition": {"zh": "说法只在某个条件下成立，条件写在理由里。", "en": "The claim is right only under a condition, stated in the reason."},
+    "corrected": {"zh": "说法不对（有的曾出现在本站），页面已改成正确的说法。", "en": "The claim is wrong (some appeared on this site before); the pages now say what is right."},
+    "not-reproduced": {"zh": "论文报告了它，但本站的小规模实验没能复现。", "en": "A paper reports it, but this site's small experiment did not reproduce it."},
+    "not-checkable": {"zh": "本站没有能判断它的数据或算力。", "en": "This site has neither the data nor the compute to decide it."},
+}
+_LABELS = {
+    "zh": {"met": "出处", "evidence": "依据", "test": "守住它的测试", "colon": "：", "sep": " · ", "legend": "结论的含义"},
+    "en": {"met": "Met in", "evidence": "Evidence", "test": "Kept true by", "colon": ": ", "sep": " · ", "legend": "What the verdicts mean"},
+}
+
+_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_EVIDENCE = re.compile(r"^(?P<page>[a-z0-9][a-z0-9-]*\.md)#(?P<anchor>[A-Za-z0-9_-]+)$")
+_TEST = re.compile(r"^(?P<file>tests/[A-Za-z0-9_]+\.py)::(?P<names>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?)$")
+_VALUE = re.compile(r"\[\[value:\s*([^\]\s]+)\s*\]\]")
+_CLAIM_KEYS = {"id", "claim", "met", "verdict", "why", "evidence", "test"}
+
+
+class LedgerError(ValueError):
+    """The ledger is invalid or points at something that does not exist; the message names each claim."""
+
+
+@dataclass(frozen=True)
+class Group:
+    id: str
+    title: dict[str, str]
+    claims: tuple["Claim", ...]
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    claim: dict[str, str]  # the claim as a reader meets it
+    met: dict[str, str]  # where a reader meets it
+    verdict: str  # a key of VERDICTS
+    why: dict[str, str]  # one sentence; may use [[value: NAME]]
+    evidence: str  # "page.md#anchor", relative to the docs folder of each language
+    test: str  # "tests/FILE.py::NAME"
+
+    @property
+    def evidence_page(self) -> str:
+        return self.evidence.split("#", 1)[0]
+
+    @property
+    def evidence_anchor(self) -> str:
+        return self.evidence.split("#", 1)[1]
+
+
+@dataclass(frozen=True)
+class Ledger:
+    groups: tuple[Group, ...]
+
+    @property
+    def claims(self) -> tuple[Claim, ...]:
+        return tuple(c for g in self.groups for c in g.claims)
+
+    def __len__(self) -> int:
+        return len(self.claims)
+
+
+# ---------------------------------------------------------------- load / validate
+
+
+def _text(errors: list[str], where: str, field: str, value) -> dict[str, str]:
+    if not isinstance(value, dict):
+        errors.append(f"{where}: {field!r} must be a mapping with 'zh' and 'en' text, got {type(value).__name__}")
+        return {lang: "" for lang in LANGS}
+    extra = sorted(set(value) - set(LANGS))
+    if extra:
+        errors.append(f"{where}: {field!r} has unknown language(s) {extra}; expected only 'zh' and 'en'")
+    out = {}
+    for lang in LANGS:
+        v = value.get(lang)
+        if not isinstance(v, str) or not v.strip():
+            errors.append(f"{where}: {field!r} has no {lang!r} text (both languages are required)")
+            v = ""
+        if "\n\n" in v.strip():
+            errors.append(f"{where}: {field!r} in {lang!r} must be one paragraph")
+        out[lang] = " ".join(v.split())
+    return out
+
+
+def parse(raw, source: str = "claim ledger") -> Ledger:
+    """Validate already-parsed YAML and build the Ledger; raises LedgerError listing every problem."""
+    if not isinstance(raw, dict) or set(raw) != {"groups"}:
+        raise LedgerError(f"{source}: expected a mapping with one key, 'groups'")
+    raw_groups = raw["groups"]
+    if not isinstance(raw_groups, list) or not raw_groups:
+        raise LedgerError(f"{source}: 'groups' must be a non-empty list")
+    errors: list[str] = []
+    groups: list[Group] = []
+    seen: dict[str, str] = {}
+    for gi, g in enumerate(raw_groups):
+        if not isinstance(g, dict) or not isinstance(g.get("id"), str) or not _ID.match(g["id"]):
+            errors.append(f"group #{gi + 1}: needs an 'id' (lowercase, hyphens), a bilingual 'title' and 'claims'")
+            continue
+        gwhere = f"group {g['id']!r}"
+        extra = sorted(set(g) - {"id", "title", "claims"})
+        if extra:
+            errors.append(f"{gwhere}: unknown key(s) {extra}")
+        title = _text(errors, gwhere, "title", g.get("title"))
+        claims: list[Claim] = []
+        raw_claims = g.get("claims")
+        if not isinstance(raw_claims, list) or not raw_claims:
+            errors.append(f"{gwhere}: 'claims' must be a non-empty list")
+            raw_claims = []
+        for ci, c in enumerate(raw_claims):
+            if not isinstance(c, dict):
+                errors.append(f"{gwhere}, claim #{ci + 1}: expected a mapping, got {type(c).__name__}")
+                continue
+            cid = c.get("id")
+            where = f"claim {cid!r}" if isinstance(cid, str) else f"{gwhere}, claim #{ci + 1}"
+            if not isinstance(cid, str) or not _ID.match(cid):
+                errors.append(f"{where}: 'id' must be lowercase letters/digits joined by hyphens, got {cid!r}")
+                cid = f"#{ci + 1}"
+            elif cid in seen:
+                errors.append(f"{where}: duplicate id (also in group {seen[cid]!r})")
+            seen.setdefault(cid, g["id"])
+            extra = sorted(set(c) - _CLAIM_KEYS)
+            if extra:
+                errors.append(f"{where}: unknown key(s) {extra}")
+            verdict = c.get("verdict")
+            if verdict not in VERDICTS:
+                errors.append(f"{where}: verdict {verdict!r} is not one of {list(VERDICTS)}")
+            evidence = c.get("evidence")
+            if not isinstance(evidence, str) or not _EVIDENCE.match(evidence):
+                errors.append(f"{where}: 'evidence' must be a link 'page.md#anchor' to the section or figure that decides it, got {evidence!r}")
+                evidence = "#"
+            test = c.get("test")
+            if not isinstance(test, str) or not _TEST.match(test):
+                errors.append(f"{where}: 'test' must name a test as 'tests/FILE.py::NAME', got {test!r}")
+                test = ""
+            claims.append(Claim(
+                id=cid, claim=_text(errors, where, "claim", c.get("claim")), met=_text(errors, where, "met", c.get("met")),
+                verdict=verdict, why=_text(errors, where, "why", c.get("why")), evidence=evidence, test=test,
+            ))
+        groups.append(Group(g["id"], title, tuple(claims)))
+    if errors:
+        raise LedgerError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
+    return Ledger(tuple(groups))
+
+
+def load(path: str | Path = DATA) -> Ledger:
+    """Read and validate the ledger YAML."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"claim ledger data not found: {path}")
+    with path.open(encoding="utf-8") as fh:
+        return parse(yaml.safe_load(fh), source=str(path))
+
+
+# ---------------------------------------------------------------- checks against the project
+
+_HEADING = re.compile(r"^(#{1,6})\s+(?P<text>.*?)\s*\{[^}]*#(?P<id>[A-Za-z0-9_-]+)[^}]*\}\s*$", re.M)
+_FIGURE = re.compile(r"\[\[figure:\s*([^\]\s]+)\s*\]\]")
+_HTML_ID = re.compile(r"""\bid\s*=\s*["']([A-Za-z0-9_-]+)["']""")
+
+
+def anchors(markdown: str) -> dict[str, str]:
+    """{anchor: label} for the anchors a page's Markdown source defines.
+
+    Headings with an explicit ``{ #id }`` (every heading on this site has one)
+    label themselves; a figure directive ``[[figure: NAME]]`` defines
+    ``fig-NAME``, labelled with the heading of its section; so does any HTML
+    ``id="…"`` written in the page.
+    """
+    out: dict[str, str] = {}
+    section = ""
+    lines = markdown.splitlines()
+    for line in lines:
+        h = _HEADING.match(line)
+        if h:
+            section = re.sub(r"[*_`]", "", h.group("text")).strip()
+            out[h.group("id")] = section
+            continue
+        for name in _FIGURE.findall(line):
+            out.setdefault(f"fig-{name}", section)
+        for hid in _HTML_ID.findall(line):
+            out.setdefault(hid, section)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _page_anchors(path: str, mtime_ns: int) -> dict[str, str]:
+    return anchors(Path(path).read_text(encoding="utf-8"))
+
+
+def _anchors_of(page: Path) -> dict[str, str]:
+    return _page_anchors(str(page), page.stat().st_mtime_ns)
+
+
+def check_evidence(ledger: Ledger, docs_dirs: Mapping[str, str | Path]) -> None:
+    """Every evidence link resolves in every language: the page exists and defines the anchor.
+
+    ``docs_dirs`` maps a language to its docs folder (``{"zh": "docs/zh", "en": "docs/en"}``).
+    """
+    errors = []
+    for c in ledger.claims:
+        for lang, folder in docs_dirs.items():
+            page = Path(folder) / c.evidence_page
+            if not page.is_file():
+                errors.append(f"claim {c.id!r}: evidence page {c.evidence_page!r} does not exist in {folder}")
+            elif c.evidence_anchor not in _anchors_of(page):
+                errors.append(f"claim {c.id!r}: evidence anchor #{c.evidence_anchor} is not on {page}")
+    if errors:
+        raise LedgerError("claim ledger: broken evidence link(s):\n  " + "\n  ".join(errors))
+
+
+def _defined(tree: ast.Module, names: list[str]) -> bool:
+    body = tree.body
+    for i, name in enumerate(names):
+        last = i == len(names) - 1
+        found = None
+        for node in body:
+            kinds = (ast.FunctionDef, ast.AsyncFunctionDef) if last else (ast.ClassDef,)
+            if isinstance(node, kinds) and node.name == name:
+                found = node
+        if found is None:
+            return False
+        body = getattr(found, "body", [])
+    return True
+
+
+def check_tests(ledger: Ledger, root: str | Path) -> None:
+    """Every named test is defined in its file (``root`` is the repository root)."""
+    errors = []
+    trees: dict[str, ast.Module | None] = {}
+    for c in ledger.claims:
+        m = _TEST.match(c.test)
+        file, names = m.group("file"), m.group("names").split("::")
+        if file not in trees:
+            path = Path(root) / file
+            trees[file] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path)) if path.is_file() else None
+        tree = trees[file]
+        if tree is None:
+            errors.append(f"claim {c.id!r}: test file {file} does not exist")
+        elif not names[-1].startswith("test") or not _defined(tree, names):
+            errors.append(f"claim {c.id!r}: test {c.test} is not defined (pytest would not collect it)")
+    if errors:
+        raise LedgerError("claim ledger: missing test(s):\n  " + "\n  ".join(errors))
+
+
+def check_values(ledger: Ledger, known: Iterable[str]) -> None:
+    """Every ``[[value: NAME]]`` in a reason names a known value."""
+    known = set(known)
+    errors = [f"claim {c.id!r}: unknown value {name!r} in its reason ({lang})"
+              for c in ledger.claims for lang in LANGS for name in _VALUE.findall(c.why[lang]) if name not in known]
+    if errors:
+        raise LedgerError("claim ledger: " + "\n  ".join(errors))
+
+
+# ---------------------------------------------------------------- page
+
+
+def _badge(verdict: str, lang: str) -> str:
+    return f'<span class="nr-verdict nr-verdict--{verdict}">{VERDICTS[verdict][lang]}</span>'
+
+
+def render_markdown(ledger: Ledger, lang: str, docs_dir: str | Path | None = None) -> str:
+    """The ledger as page Markdown in ``lang``: a legend, then one section per group, one per claim.
+
+    Each claim is a heading with the anchor ``claim-<id>`` (the same in both
+    languages), its verdict badge, where it is met, why, the evidence link
+    (labelled with the target section's heading when ``docs_dir`` is given)
+    and the test that keeps it true. Reasons may hold ``[[value: NAME]]``
+    directives; the build expands them after this.
+    """
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    lab = _LABELS[lang]
+    counts = {v: sum(1 for c in ledger.claims if c.verdict == v) for v in VERDICTS}
+    out = [f"**{lab['legend']}**\n"]
+    for v in VERDICTS:
+        out.append(f"- {_badge(v, lang)} ({counts[v]}){lab['colon']}{_VERDICT_HELP[v][lang]}")
+    out.append("")
+    for g in ledger.groups:
+        out.append(f"## {g.title[lang]} {{ #claims-{g.id} }}\n")
+        for c in g.claims:
+            label = c.evidence
+            if docs_dir is not None:
+                page = Path(docs_dir) / c.evidence_page
+                if page.is_file():
+                    label = _anchors_of(page).get(c.evidence_anchor) or c.evidence
+            out.append(f"### {c.claim[lang]} {{ #claim-{c.id} }}\n")
+            out.append(f"{_badge(c.verdict, lang)}{lab['sep']}{lab['met']}{lab['colon']}{c.met[lang]}\n")
+            out.append(f"{c.why[lang]}\n")
+            out.append(f"{lab['evidence']}{lab['colon']}[{label}]({c.evidence}){lab['sep']}"
+                       f"{lab['test']}{lab['colon']}`{c.test}`\n")
+    return "\n".join(out)
+
+
+def expand(markdown: str, lang: str, docs_dir: str | Path, root: str | Path,
+           known_values: Iterable[str] | None = None, ledger: Ledger | None = None,
+           langs_dirs: Mapping[str, str | Path] | None = None) -> str:
+    """Replace ``[[ledger]]`` in a page with the rendered ledger, after checking it.
+
+    Runs every check first (evidence in every language's docs folder, tests
+    under ``root``, values if ``known_values`` is given), so a broken link or
+    a missing test fails the build naming the claim. Pages without the
+    directive are returned unchanged.
+    """
+    if DIRECTIVE not in markdown:
+        return markdown
+    ledger = ledger or load(DATA)
+    docs_dir = Path(docs_dir)
+    dirs = langs_dirs or {code: docs_dir.parent / code for code in LANGS}
+    check_evidence(ledger, dirs)
+    check_tests(ledger, root)
+    if known_values is not None:
+        check_values(ledger, known_values)
+    return markdown.replace(DIRECTIVE, render_markdown(ledger, lang, docs_dir))

@@ -1,0 +1,344 @@
+"""What the test files share: paths, the site build, the static server, Chromium, axe, snippets, tools.
+
+Test files import from here (``from support import …``), never from one another
+or from conftest.py; conftest.py turns these helpers into fixtures (the session's
+built site, its server, one browser and tab per module). A helper that two test
+files need belongs here. tests/test_tiers.py checks both rules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGS = ("zh", "en")
+
+# Debian's Chromium, never a downloaded browser; flags for a headless run that
+# phones no one (no component updates, no background networking, no sync).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-sync"]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+SERIOUS = ("serious", "critical")  # the axe impacts a test fails on
+
+
+# ---------------------------------------------------------------- the built site
+
+
+def lang_root(site: Path, lang: str) -> Path:
+    return site if lang == "zh" else site / "en"
+
+
+def pages(site: Path, lang: str) -> list[Path]:
+    """Built HTML pages of one language (the other language's folder excluded)."""
+    root = lang_root(site, lang)
+    out = []
+    for p in sorted(root.rglob("*.html")):
+        rel = p.relative_to(root)
+        if lang == "zh" and rel.parts and rel.parts[0] == "en":
+            continue
+        out.append(p)
+    return out
+
+
+def build_site(out: Path, site_url: str | None = None, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    """Strict build of both languages into ``out`` (zh at out/, en at out/en/), for ``site_url``
+    (NORMREF_SITE_URL; mkdocs.yml's default when None). Returns the builds' logs as stderr.
+
+    Tests reach this through conftest's ``site_builder`` fixture, so that a test that
+    builds is marked ``build`` (conftest.py); the cache is the session's (NORMREF_CACHE)."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **(env_extra or {}))
+    if site_url is not None:
+        env["NORMREF_SITE_URL"] = site_url
+    logs = []
+    for cfg, dest in (("mkdocs.yml", out), ("mkdocs.en.yml", out / "en")):
+        p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", cfg, "-d", str(dest)],
+                           cwd=ROOT, env=env, capture_output=True, text=True)
+        logs.append(p.stderr)
+        if p.returncode != 0:
+            raise AssertionError(f"mkdocs build -f {cfg} failed:\n{p.stderr[-4000:]}")
+    return subprocess.CompletedProcess(args=[], returncode=0, stdout="", stderr="\n".join(logs))
+
+
+# ---------------------------------------------------------------- snippets and tools
+
+
+def run_snippet(name: str | Path, timeout: int = 600) -> str:
+    """Run snippets/NAME as a reader would (a fresh Python, normref importable); its stdout."""
+    path = name if isinstance(name, Path) else ROOT / "snippets" / name
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+    p = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, f"{path.name} failed:\n{p.stderr[-3000:]}"
+    return p.stdout
+
+
+def snippet_loads_models(path: Path) -> bool:
+    """Does the snippet load real model weights (it imports normref.models)? Its test is then `models`."""
+    return "normref.models" in path.read_text(encoding="utf-8")
+
+
+def load_tool(name: str):
+    """tools/NAME.py as a module (the tools are scripts, not a package)."""
+    mod_name = f"normref_tool_{name}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    spec = importlib.util.spec_from_file_location(mod_name, ROOT / "tools" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---------------------------------------------------------------- the static server
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+class StaticServer:
+    """A folder served on 127.0.0.1 by a threaded http.server.
+
+    The socket is bound at once, so its address is known before anything is built
+    into the folder (instant navigation works only when the served address equals
+    the build's site_url); requests are answered from start() on."""
+
+    def __init__(self, root: Path, port: int = 0):
+        self.root = Path(root)
+        self._httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(self.root)))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}/"
+        self._thread = None
+
+    def start(self) -> "StaticServer":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+            self._thread.start()
+        return self
+
+    def close(self):
+        if self._thread is not None:
+            self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+@dataclass
+class Served:
+    """The session's built site, served: zh at base, en at base + "en/"."""
+
+    root: Path  # the site folder: zh at root/, en at root/en/
+    base: str  # http://127.0.0.1:PORT/
+
+    def url(self, lang: str, rel: str = "") -> str:
+        return self.base + ("" if lang == "zh" else "en/") + rel
+
+    def rel(self, lang: str, url: str) -> str:
+        """Path of `url` relative to the language root (query and fragment dropped)."""
+        path = urlsplit(url).path
+        root = urlsplit(self.url(lang)).path
+        assert path.startswith(root), f"{url} is outside the {lang} site"
+        return path[len(root):]
+
+    def lang_of(self, url: str) -> str:
+        return "en" if urlsplit(url).path.startswith(urlsplit(self.url("en")).path) else "zh"
+
+    def pages(self, lang: str) -> list[str]:
+        """Every built page of a language, as a path relative to its root (index.html dropped)."""
+        out = []
+        for p in pages(self.root, lang):
+            rel = p.relative_to(lang_root(self.root, lang)).as_posix()
+            out.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+        return out
+
+    def instant_pages(self, lang: str) -> list[str]:
+        """The pages instant navigation can reach: those in the language's sitemap (Material
+        intercepts only links to them; the print edition is left out of it, on purpose)."""
+        locs = re.findall(r"<loc>([^<]+)</loc>", (lang_root(self.root, lang) / "sitemap.xml").read_text(encoding="utf-8"))
+        paths = {urlsplit(u).path for u in locs}
+        root = urlsplit(self.url(lang)).path
+        return [r for r in self.pages(lang) if root + r in paths]
+
+    def html(self, lang: str, rel: str) -> str:
+        p = lang_root(self.root, lang) / rel
+        return (p / "index.html" if rel == "" or rel.endswith("/") else p).read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- Chromium
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's Chromium, headless, through Playwright's sync API (one per thread at a time)."""
+    if not os.access(CHROMIUM, os.X_OK):
+        raise RuntimeError(f"{CHROMIUM} is missing: run `make browser-deps` (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@dataclass
+class Tab:
+    """One browser tab on the served site, with what it saw since the last reset."""
+
+    page: object
+    served: Served
+    errors: list = field(default_factory=list)  # console errors, page errors, failed loads
+    foreign: list = field(default_factory=list)  # requests to any other host (aborted)
+    local: list = field(default_factory=list)  # requests to the local server
+
+    def reset(self):
+        self.errors.clear()
+        self.foreign.clear()
+        self.local.clear()
+
+    def goto(self, url: str, idle: bool = False):
+        resp = self.page.goto(url, wait_until="networkidle" if idle else "load")
+        assert resp is not None and resp.status == 200, f"{url}: HTTP {resp and resp.status}"
+        return resp
+
+    def mark(self):
+        """Tag the document; the tag survives only an instant (JS) navigation."""
+        self.page.evaluate("window.__nrMark = 1")
+
+    def marked(self) -> bool:
+        return self.page.evaluate("window.__nrMark === 1")
+
+    def instant(self, target: str):
+        """Follow the site's own link to `target` (as the reader's click would) and wait for it."""
+        # Material intercepts links only once it has fetched the sitemap. Wait for that
+        # fetch itself: "networkidle" (no request for 500 ms) timed out on a busy machine.
+        self.page.wait_for_load_state("load")
+        self.page.wait_for_function(
+            "() => performance.getEntriesByType('resource')"
+            ".some(e => e.name.split('?')[0].endsWith('/sitemap.xml') && e.responseEnd > 0)")
+        clicked = self.page.evaluate(
+            """(target) => {
+                const a = [...document.querySelectorAll('a[href]')].find(a => a.href.split('#')[0] === target);
+                if (!a) return false;
+                a.click();
+                return true;
+            }""",
+            target,
+        )
+        assert clicked, f"no link to {target} on {self.page.url}"
+        self.page.wait_for_url(target)
+        self.page.wait_for_load_state("load")
+        # Material swaps the content, then emits document$; wait until the new title is in.
+        self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')", arg=target)
+
+    def set_scheme(self, scheme: str):
+        """Emulate the reader's system colour scheme ("default" or "slate"); Material's palette follows it."""
+        self.page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
+
+    def scheme_is(self, scheme: str):
+        """Wait until Material shows `scheme`."""
+        self.page.wait_for_function("(s) => document.body.getAttribute('data-md-color-scheme') === s", arg=scheme,
+                                    timeout=5000)
+
+
+@contextlib.contextmanager
+def open_tab(browser, served: Served):
+    """A tab whose every request is routed through the test: the local server's go through,
+    anything else is recorded and aborted, so "no other host" holds on every page view."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"],
+                              color_scheme="light")
+    origin = served.base.rstrip("/")
+    t = Tab(page=None, served=served)
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(origin + "/"):
+            t.local.append(url)
+            r.continue_()
+        else:
+            t.foreign.append(url)
+            r.abort()
+
+    ctx.route("**/*", route)
+    # Material remembers the last palette in localStorage and prefers it to the
+    # system's colour scheme; forget it before each page loads, so every page
+    # follows the scheme the test emulates (as on a reader's first visit).
+    ctx.add_init_script("try { Object.keys(localStorage).filter(k => k.endsWith('.__palette'))"
+                        ".forEach(k => localStorage.removeItem(k)); } catch (e) {}")
+    # Requests that bypass routing (workers, say) are still seen here.
+    ctx.on("request", lambda rq: t.foreign.append(rq.url)
+           if not rq.url.startswith((origin + "/", "data:", "blob:")) and rq.url not in t.foreign else None)
+    page = ctx.new_page()
+    page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text} ({m.location.get('url')})")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: t.errors.append(f"page error: {e}"))
+    page.on("response", lambda r: t.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    t.page = page
+    try:
+        yield t
+    finally:
+        ctx.close()
+
+
+def axe_violations(page, context: str | None = None) -> list[str]:
+    """axe-core's serious and critical findings on the page (or inside the `context` selector),
+    one line each. axe is the copy bundled in the axe-playwright-python wheel (no CDN)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    kw = {"context": context} if context else {}
+    res = Axe().run(page, options={"resultTypes": ["violations"]}, **kw)
+    return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5])
+            for v in res.response["violations"] if v["impact"] in SERIOUS]
+
+
+_CONTRAST = """(sel) => {
+    const lum = (c) => {
+        const m = c.match(/[\\d.]+/g).map(Number);
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return [0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]), m.length > 3 ? m[3] : 1];
+    };
+    const bg = (e) => {
+        for (; e; e = e.parentElement) {
+            const c = getComputedStyle(e).backgroundColor;
+            if (c && lum(c)[1] > 0.5) return c;
+        }
+        return getComputedStyle(document.body).backgroundColor;
+    };
+    const w = document.querySelector(sel);
+    const worst = [];
+    const texts = [...w.querySelectorAll('*')].filter(e =>
+        ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches('input[type=search], select'))
+        && e.getClientRects().length);
+    for (const e of texts) {
+        const st = getComputedStyle(e);
+        const fg = e instanceof SVGElement ? st.fill : st.color;
+        const a = lum(fg)[0], b = lum(bg(e))[0];
+        const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        worst.push([ratio, e.tagName + '.' + (e.getAttribute('class') || '') + ': ' + e.textContent.slice(0, 30)]);
+    }
+    worst.sort((x, y) => x[0] - y[0]);
+    return {n: texts.length, worst: worst.slice(0, 3)};
+}"""
+
+
+def contrast(page, selector: str) -> dict:
+    """Text contrast inside `selector`, light or dark: {"n": texts measured, "worst": [(ratio, where), …]}
+    for every element with its own text (HTML and SVG; inputs and selects too), against the first
+    opaque background behind it (WCAG's relative luminance)."""
+    got = page.evaluate(_CONTRAST, selector)
+    got["worst"] = [tuple(w) for w in got["worst"]]
+    return got

@@ -1,0 +1,141 @@
+"""Cache keys derived from the code: a result's key covers the import closure of its module.
+
+The invalidation tests edit a temporary copy of the normref package: the cache
+reads module sources from the copy (``cache._package_root`` points at it), while
+the figures themselves are drawn by the real package.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from support import ROOT
+from normref import cache, figures
+from normsite import snippets
+
+
+@pytest.fixture
+def pkg_copy(tmp_path, monkeypatch):
+    """A copy of normref whose sources the cache hashes; yields a function that edits a file of it."""
+    copy = tmp_path / "src" / "normref"
+    shutil.copytree(ROOT / "normref", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    real = cache._package_root
+    monkeypatch.setattr(cache, "_package_root", lambda top: copy if top == "normref" else real(top))
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+
+    def clear():
+        cache._scan.cache_clear()
+        cache._module_source.cache_clear()
+
+    def edit(rel: str, text: str = "\n# an edit that changes no behaviour\n") -> None:
+        with (copy / rel).open("a", encoding="utf-8") as f:
+            f.write(text)
+        clear()
+
+    clear()
+    yield edit
+    clear()
+
+
+def test_closure_follows_indirect_relative_and_function_level_imports():
+    tb = cache.closure(["normref.figures.toll_booth"])
+    # figures.toll_booth imports experiments.toll_booth inside functions; that imports
+    # ..blocks, which imports .nn: all reached.
+    assert {"normref.experiments.toll_booth", "normref.blocks", "normref.nn", "normref.figures._style",
+            "normref.figures", "normref"} <= set(tb)
+    # A figure module registers only itself: other figures are not part of its key.
+    assert not {"normref.figures.basics", "normref.figures.moe"} & set(tb)
+    assert "normref.nn" not in cache.closure(["normref.figures.basics"])
+    # A parent package's own source counts, not what it imports for its users: normref/__init__
+    # imports norms, which the bench figures (drawn from a JSON file) never use.
+    assert "normref" in cache.closure(["normref.figures.bench"])
+    assert "normref.norms" not in cache.closure(["normref.figures.bench"])
+    assert "normref.norms" in cache.closure(["normref.figures.basics"])  # via experiments.scale
+    # `import normref.nn` binds normref, whose attributes (normref.rms_norm) a script may use.
+    assert "normref.norms" in cache.script_closure("import normref.nn\n")
+    # The measurement reaches the model code through function-level imports.
+    assert {"normref.models.llama", "normref.models.bert", "normref.models.record", "normref.nn"} <= set(
+        cache.closure(["normref.models.measurement"]))
+
+
+def test_a_script_using_a_registry_depends_on_every_registered_module():
+    got = set(cache.script_closure("from normref import values\nprint(values.get('worked.y', 'en'))\n"))
+    assert {"normref.values", "normref.values.basics", "normref.norms"} <= got
+    assert set(cache.script_closure("import numpy\nimport normref\n")) == {
+        "normref", "normref.norms", "normref.stats"} | set(cache.closure(["normref"]))
+
+
+def test_editing_a_module_a_figure_reaches_only_indirectly_re_renders_that_figure_alone(pkg_copy):
+    reaches_nn, unrelated = "topologies", "scale_invariance"  # via experiments.toll_booth -> blocks -> nn
+    for name in (reaches_nn, unrelated):
+        assert figures.render_cached(name, "en", "light")[1] is False
+        assert figures.render_cached(name, "en", "light")[1] is True
+    pkg_copy("nn.py")
+    assert figures.render_cached(reaches_nn, "en", "light")[1] is False, "stale figure: the nn edit was missed"
+    assert figures.render_cached(unrelated, "en", "light")[1] is True, "an unrelated figure re-rendered"
+
+
+def test_experiment_keys_follow_the_code_they_import(pkg_copy):
+    def key(module):
+        return cache.make_key("data", f"{module}.f", (), (module,))
+
+    before = {m: key(m) for m in ("normref.experiments.toll_booth", "normref.experiments.moe",
+                                  "normref.experiments.scale", "normref.models.measurement")}
+    pkg_copy("blocks.py")  # imported by experiments.toll_booth only
+    after = {m: key(m) for m in before}
+    assert after["normref.experiments.toll_booth"] != before["normref.experiments.toll_booth"]
+    assert {m for m in before if before[m] == after[m]} == {
+        "normref.experiments.moe", "normref.experiments.scale", "normref.models.measurement"}
+    pkg_copy("models/record.py")  # reached only through a function-level import of models.checkpoint
+    assert key("normref.models.measurement") != after["normref.models.measurement"]
+
+
+def test_declared_data_files_are_part_of_the_key(pkg_copy):
+    fig = figures.get("bench_time")
+    before = cache.make_key("figure", "bench_time", ("en", "light"), fig.modules)
+    pkg_copy("results/bench-cpu.json", " ")
+    assert cache.make_key("figure", "bench_time", ("en", "light"), fig.modules) != before
+
+
+def test_snippet_key_changes_when_a_module_it_imports_indirectly_changes(pkg_copy):
+    # residual_paths.py imports normref.blocks, which imports normref.nn; sqrt_d.py imports only normref.
+    before = {s: snippets.key(s) for s in ("residual_paths.py", "sqrt_d.py")}
+    pkg_copy("nn.py")
+    assert snippets.key("residual_paths.py") != before["residual_paths.py"]
+    assert snippets.key("sqrt_d.py") == before["sqrt_d.py"]
+
+
+def test_memo_takes_no_dependency_list():
+    with pytest.raises(TypeError, match="memo takes no arguments"):
+        cache.memo("normref.nn")
+
+
+def test_cache_files_must_be_a_literal(tmp_path, monkeypatch):
+    pkg = tmp_path / "fakepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from pathlib import Path\n__cache_files__ = (Path('x').name,)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cache._package_root.cache_clear()
+    cache._scan.cache_clear()
+    with pytest.raises(ValueError, match="fakepkg: __cache_files__ must be a literal"):
+        cache.closure(["fakepkg"])
+    cache._scan.cache_clear()
+
+
+@pytest.mark.parametrize("package", ["figures", "values", "data"])
+def test_listing_names_does_not_import_torch(package):
+    """A module that imports torch at its top fails this with a traceback that names it."""
+    code = ("import sys\n"
+            "class NoTorch:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'torch':\n"
+            "            raise ImportError('listing names imported torch')\n"
+            "sys.meta_path.insert(0, NoTorch())\n"
+            f"from normref import {package}\nassert {package}.names()\n"
+            "assert 'torch' not in sys.modules\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]

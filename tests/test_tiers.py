@@ -1,0 +1,180 @@
+"""The test tiers stay honest: markers follow cost, helpers live in one place, the cache is the session's.
+
+`make test-fast` deselects the tests marked build, browser or models; conftest.py
+sets those markers from the fixtures a test uses. These tests keep that true:
+a small pytest session of its own shows the markers being earned (and a wrong
+hand-written one refused), no test file imports another, and this session's
+cache is a temporary folder, not the developer's .cache.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from support import ROOT
+
+TESTS = ROOT / "tests"
+FAST = ("build", "browser", "models")  # what `make test-fast` deselects
+
+
+def _test_files() -> list[Path]:
+    return sorted(TESTS.glob("*.py"))
+
+
+def _imported_modules(path: Path) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_no_test_file_imports_another_test_file_or_conftest():
+    local = {p.stem for p in _test_files()}
+    bad = {}
+    for p in _test_files():
+        wrong = {m for m in _imported_modules(p) & local if m.startswith("test_") or m == "conftest"}
+        if wrong:
+            bad[p.name] = sorted(wrong)
+    assert not bad, f"shared helpers belong in tests/support.py (fixtures in conftest.py): {bad}"
+
+
+def test_test_files_build_sites_only_through_fixtures():
+    """A test that builds asks for `site_builder` (or the session's site), so conftest marks it `build`."""
+    bad = []
+    for p in _test_files():
+        if p.name in ("support.py", "conftest.py"):
+            continue
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "build_site" for a in node.names):
+                bad.append(f"{p.name}:{node.lineno} imports build_site")
+            if isinstance(node, (ast.List, ast.Tuple)):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if {"mkdocs", "build"} <= words:
+                    bad.append(f"{p.name}:{node.lineno} runs mkdocs build itself")
+    assert not bad, bad
+
+
+CASE = '''
+import pytest
+
+
+def test_reads_the_site(site):
+    pass
+
+
+def test_uses_a_tab(clean_tab):
+    pass
+
+
+def test_builds_its_own(site_builder):
+    pass
+
+
+def test_runs_a_model(real_models):
+    pass
+
+
+def test_plain():
+    pass
+
+
+@pytest.mark.parametrize("x", [1, 2])
+def test_plain_parametrized(x):
+    pass
+'''
+
+
+# Prints each collected test with the tier markers conftest gave it.
+SHOW = """
+def pytest_collection_finish(session):
+    for item in session.items:
+        marks = sorted(m.name for m in item.iter_markers() if m.name in ("build", "browser", "models"))
+        print("MARKS", item.name, ",".join(marks) or "-")
+"""
+
+
+def _mini_session(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    """`pytest --collect-only` in a folder holding this suite's conftest.py and support.py and one test file."""
+    for name in ("conftest.py", "support.py"):
+        shutil.copy(TESTS / name, tmp_path / name)
+    (tmp_path / "show_marks.py").write_text(SHOW, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers -p no:cacheprovider\nmarkers =\n"
+                                         + "".join(f"  {m}: x\n" for m in FAST), encoding="utf-8")
+    (tmp_path / "test_case.py").write_text(body, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "NORMREF_TEST"))}
+    return subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "show_marks"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=dict(env, PYTHONPATH=f"{tmp_path}:{ROOT}"))
+
+
+def test_markers_follow_the_fixtures(tmp_path):
+    proc = _mini_session(tmp_path, CASE)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = dict(line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("MARKS "))
+    assert got == {"test_reads_the_site": "build", "test_uses_a_tab": "browser,build",
+                   "test_builds_its_own": "build", "test_runs_a_model": "models", "test_plain": "-",
+                   "test_plain_parametrized[1]": "-", "test_plain_parametrized[2]": "-"}, proc.stdout
+
+
+def test_a_hand_written_build_marker_that_the_fixtures_do_not_earn_is_refused(tmp_path):
+    body = "import pytest\n\n\n@pytest.mark.build\ndef test_hook_unit():\n    pass\n\n\n" \
+           "@pytest.mark.build\ndef test_reads_the_site(site):\n    pass\n"
+    proc = _mini_session(tmp_path, body)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "test_hook_unit: marked 'build' but uses none of" in out
+    assert "test_reads_the_site: marked" not in out  # a marker the fixtures earn may also be written
+
+
+def test_browser_and_models_may_be_written_for_a_cost_paid_in_a_subprocess(tmp_path):
+    body = "import pytest\n\n\n@pytest.mark.browser\ndef test_prints_with_chromium(site):\n    pass\n\n\n" \
+           "@pytest.mark.models\ndef test_runs_the_cli():\n    pass\n"
+    proc = _mini_session(tmp_path, body)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = dict(line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("MARKS "))
+    assert got == {"test_prints_with_chromium": "browser,build", "test_runs_the_cli": "models"}
+
+
+def test_this_session_computes_into_its_own_cache():
+    from normref import cache
+
+    got = cache.cache_dir().resolve()
+    assert got == Path(os.environ["NORMREF_CACHE"]).resolve()
+    if not os.environ.get("NORMREF_TEST_CACHE"):
+        assert not got.is_relative_to(ROOT), f"the tests compute into {got}, inside the checkout"
+        assert got.name.startswith("normref-test-cache-")
+
+
+def _make_targets() -> dict[str, str]:
+    """{target: its recipe} from the Makefile."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return {m.group(1): m.group(2) for m in re.finditer(r"^([a-z][\w-]*):[^\n]*\n((?:\t[^\n]*\n)*)", text, re.M)}
+
+
+def test_the_fast_tier_deselects_build_browser_and_models_and_the_full_suite_does_not():
+    targets = _make_targets()
+    fast = re.search(r'-m "([^"]+)"', targets["test-fast"]).group(1)
+    assert fast == " and ".join(f"not {m}" for m in FAST), fast
+    prereqs = re.search(r"^test-fast:(.*)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    assert "browser-deps" not in prereqs, "the fast tier needs no browser"
+    assert targets["test"].split() == ["$(PY)", "-m", "pytest"], "make test is the full suite"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make test-fast" in readme
+
+
+def test_the_pages_workflow_runs_the_fast_tier_before_it_builds():
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    runs = [s.get("run") for s in wf["jobs"]["build"]["steps"]]
+    assert "make test-fast" in runs and "make build" in runs
+    assert runs.index("make test-fast") < runs.index("make build")
