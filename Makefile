@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test test-fast browser-deps figures notebooks perf clean
+.PHONY: setup build serve test test-fast browser-deps figures notebooks perf pdf clean
 
 setup: $(STAMP)
 
@@ -41,6 +41,12 @@ test: $(STAMP) browser-deps
 # pytest-xdist workers that share the session's temporary cache.
 test-fast: $(STAMP)
 	$(PY) -m pytest -n 2 -m "not build and not browser and not models and not copy"
+
+# The print edition as PDFs, site/normref-zh.pdf and site/normref-en.pdf (tools/pdf.py),
+# from the site `make build` made: each language's print/ page printed by Debian's
+# Chromium ($CHROMIUM, or another installed Chromium/Chrome); the home page then links them.
+pdf: $(STAMP)
+	$(PY) tools/pdf.py site
 
 # Measure the performance budgets and print them as ratios (README, performance section).
 perf: $(STAMP)

@@ -29,7 +29,7 @@ def _fail_build(fn):  # a SiteError names the page and the culprit; MkDocs repor
 
 @_fail_build
 def on_config(config):
-    site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir)
+    site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir, config.site_dir)
     config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url, config.repo_url, config.extra.get("repo_branch"))
     config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
     if (nb := config.plugins.get("mkdocs-jupyter")) is not None:
@@ -39,7 +39,7 @@ def on_config(config):
 
 @_fail_build
 def on_files(files: Files, config):
-    for uri, content in _state["site"].generated({f.src_uri: f.abs_src_path for f in files}):
+    for uri, content in _state["site"].generated({f.src_uri: f.abs_src_path for f in files}, config.theme.dirs):
         files.append(File.generated(config, uri, content=content))
     return files
 

@@ -4,13 +4,18 @@
 counts it reports) and has one method per step the hooks call:
 
     configure      -> this build's site_url and both languages' roots; its repository links
-    generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads)
+    generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads; the
+                      reading aids': GLightbox, the term pairs, our search worker, print/pdf.json)
     page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
                       block next to each snippet
-    page_html      -> data blocks wrapped, math typeset, assets linked, terms linked; notebook pages
-                      with the wheel's address and heading ids that match their contents
+    page_html      -> data blocks wrapped, math typeset, assets linked, terms linked, figures made
+                      zoomable, glossary headings given every name (search); notebook pages with
+                      the wheel's address and heading ids that match their contents
     checked_render -> a notebook page's renderer that names the file, cell and line when a cell fails
-    post_page      -> notebook pages scrubbed, inline CSS trimmed
+    post_page      -> notebook pages scrubbed, inline CSS trimmed; the print page gets every
+                      chapter of the nav (normsite.printed: each page's HTML is kept from
+                      page_html, and every page has its HTML before any reaches post_page)
+                      and its CJK font is written to site_dir
     post_build     -> the downloads filled in, the wheel checked
     report         -> one log line: what was rendered and what came from the cache
 
@@ -33,7 +38,7 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, assets, cjk, colab, directives, ledger, mathtex, notebooks, release
+from . import LANGS, SiteError, assets, cjk, colab, directives, ledger, mathtex, notebooks, printed, reading, release
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
@@ -63,11 +68,14 @@ def nav_titles(items, out: dict | None = None) -> dict[str, str]:
 
 
 class Site:
-    def __init__(self, lang: str, docs_dir: str | Path, *, generated: bool | None = None,
-                 glossary_path: str | Path | None = None):
+    def __init__(self, lang: str, docs_dir: str | Path, site_dir: str | Path | None = None, *,
+                 generated: bool | None = None, glossary_path: str | Path | None = None):
         if lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
         self.lang, self.docs_dir = lang, Path(docs_dir)
+        self.site_dir = Path(site_dir) if site_dir is not None else None
+        self.reading_order: dict[str, str] = {}  # {docs path: nav title}, in the nav's order
+        self.rendered: dict[str, tuple[str, str]] = {}  # {docs path: (url, HTML)} of Markdown pages
         self.generated_work = not no_generated() if generated is None else generated
         try:
             self.glossary = gl.load(glossary_path or gl.DATA)
@@ -114,11 +122,13 @@ class Site:
 
     # ------------------------------------------------------------ files
 
-    def generated(self, sources: Mapping[str, str]) -> list[tuple[str, bytes | str]]:
-        """(uri, content) of the files the build adds: each referenced figure in both themes, and
-        each jupytext notebook's .ipynb. ``sources``: {docs path: file path} of the build's files.
-        An unknown figure raises SiteError naming its pages."""
+    def generated(self, sources: Mapping[str, str], theme_dirs: Iterable[str | Path] = ()) -> list[tuple[str, bytes | str]]:
+        """(uri, content) of the files the build adds: the normref wheel, each referenced figure in
+        both themes, each jupytext notebook's .ipynb, and the reading aids' files. ``sources``:
+        {docs path: file path} of the build's files; ``theme_dirs``: the theme's folders (Material's
+        search worker is there). An unknown figure raises SiteError naming its pages."""
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
+        out += self.reading_files(sources, theme_dirs)
         if not self.generated_work:
             return out
         known = set(figures.names())
@@ -133,6 +143,19 @@ class Site:
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
                 out.append((notebooks.ipynb_uri(uri), self.takehome.ipynb(path)))
+        return out
+
+    def reading_files(self, sources: Mapping[str, str], theme_dirs: Iterable[str | Path]) -> list[tuple[str, bytes | str]]:
+        out: list[tuple[str, bytes | str]] = list(reading.glightbox_files().items())
+        out.append(("assets/nr-terms.json", reading.term_pairs_json(self.glossary)))
+        workers = [p for d in theme_dirs for p in sorted(Path(d).glob("assets/javascripts/workers/search.*.min.js"))]
+        if theme_dirs and not workers:
+            raise SiteError("theme: Material's search worker (assets/javascripts/workers/search.*.min.js) not found")
+        if workers:  # ours beside Material's, named like it (overrides/main.html points each page at it)
+            out.append((f"assets/javascripts/workers/{reading.SEARCH_WORKER_PREFIX}{workers[0].name[len('search.'):]}",
+                        reading.search_worker(workers[0].read_text(encoding="utf-8"))))
+        if printed.PRINT_PAGE in sources:
+            out.append(("print/pdf.json", printed.pdf_manifest(self.lang, None)))
         return out
 
     # ------------------------------------------------------------ pages
@@ -157,6 +180,10 @@ class Site:
             markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
         markdown = self.takehome.page_markdown(markdown, src_uri)
         markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
+        if nav is not None:
+            self.reading_order = nav_titles(nav)
+        if src_uri == printed.PRINT_PAGE:
+            markdown = printed.stamp(markdown)
         if GLOSSARY_DIRECTIVE in markdown:
             titles = nav_titles(nav)
             here = {p: titles.get(p, "") for p in pages}
@@ -176,6 +203,11 @@ class Site:
         if glossary_url is not None and src_uri != gl.GLOSSARY_PAGE and src_uri.endswith(".md"):
             href = site_glossary.glossary_href(url, glossary_url)
             html_text, _ = site_glossary.link_terms(html_text, self.glossary, self.lang, href)
+        html_text, _ = reading.zoomable_figures(html_text)
+        if src_uri == gl.GLOSSARY_PAGE:
+            html_text, _ = reading.index_term_forms(html_text, self.glossary, self.lang)
+        if src_uri.endswith(".md"):
+            self.rendered[src_uri] = (url, html_text)
         return html_text
 
     def notebook_downloads(self, src_uri: str) -> dict | None:
@@ -205,7 +237,26 @@ class Site:
         return colab.checked_render(render, src_uri, source) if notebooks.is_notebook(src_uri) else render
 
     def post_page(self, output: str, src_uri: str) -> str:
-        return notebooks.scrub_page(output, src_uri)
+        output = notebooks.scrub_page(output, src_uri)
+        if src_uri == printed.PRINT_PAGE:
+            output = self._print_page(output)
+        return output
+
+    def _print_page(self, output: str) -> str:
+        """The print edition: the nav's pages in reading order, from their kept HTML; then its CJK
+        font (the whole page's characters: header and menus are printed too) into site_dir."""
+        url = self.rendered[printed.PRINT_PAGE][0]
+        pages = [(src, self.rendered[src][0], title, self.rendered[src][1])
+                 for src, title in self.reading_order.items() if src in self.rendered]
+        try:
+            output = printed.print_page(output, url, pages)
+        except ValueError as e:
+            raise SiteError(f"{printed.PRINT_PAGE}: {e}") from e
+        if self.site_dir is not None:
+            font = self.site_dir / printed.CJK_FONT_PATH
+            font.parent.mkdir(parents=True, exist_ok=True)
+            font.write_bytes(printed.cjk_font(printed.cjk_chars(output)))
+        return output
 
     def post_build(self, site_dir: str | Path) -> str:
         """The downloads filled in and the wheel checked (SiteError if missing); returns the report line."""

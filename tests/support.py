@@ -13,6 +13,7 @@ import functools
 import http.server
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -169,6 +170,14 @@ class Served:
             rel = p.relative_to(lang_root(self.root, lang)).as_posix()
             out.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
         return out
+
+    def instant_pages(self, lang: str) -> list[str]:
+        """The pages instant navigation can reach: those in the language's sitemap (Material
+        intercepts only links to them; the print edition is left out of it, on purpose)."""
+        locs = re.findall(r"<loc>([^<]+)</loc>", (lang_root(self.root, lang) / "sitemap.xml").read_text(encoding="utf-8"))
+        paths = {urlsplit(u).path for u in locs}
+        root = urlsplit(self.url(lang)).path
+        return [r for r in self.pages(lang) if root + r in paths]
 
     def html(self, lang: str, rel: str) -> str:
         p = lang_root(self.root, lang) / rel

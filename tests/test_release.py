@@ -243,8 +243,10 @@ def test_sitemaps_carry_hreflang_alternates_for_every_page(site):
         for url in root.iterfind("sm:url", NS):
             loc = url.find("sm:loc", NS).text
             locs[loc] = {x.get("hreflang"): x.get("href") for x in url.iterfind("xhtml:link", NS)}
-        expected = {r[lang] + url_path(site, lang, p) for p in content_pages(site, lang)}
+        expected = {r[lang] + url_path(site, lang, p) for p in content_pages(site, lang)
+                    if _front_matter_of(lang, url_path(site, lang, p)).get("sitemap", True) is not False}
         assert set(locs) == expected, (lang, set(locs) ^ expected)
+        assert len(expected) >= len(content_pages(site, lang)) - 1  # only the print edition is left out
         for loc, alts in locs.items():
             path = loc[len(r[lang]):]
             assert alts == {"zh": r["zh"] + path, "en": r["en"] + path, "x-default": r["zh"] + path}, loc
@@ -254,6 +256,12 @@ def _front_matter(md: Path) -> dict:
     text = md.read_text(encoding="utf-8")
     m = re.match(r"---\n(.*?)\n---\n", text, re.S)
     return (yaml.safe_load(m.group(1)) or {}) if m else {}
+
+
+def _front_matter_of(lang: str, url: str) -> dict:
+    """Front matter of the Markdown page served at ``url`` (below its language root); {} for others."""
+    md = ROOT / "docs" / lang / ((url.rstrip("/") or "index") + ".md")
+    return _front_matter(md) if md.is_file() else {}
 
 
 def _site_description(lang: str) -> str:

@@ -180,3 +180,46 @@ def test_screenshot_tool_photographs_a_built_page(hosted, tmp_path, browser):
         mod.screenshot(tmp_path, tmp_path / "x.png")
     with pytest.raises(ValueError, match="scheme="):
         mod.screenshot(site, tmp_path / "x.png", scheme="sepia")
+
+
+# ------------------------------------------------------------------ reading aids under the sub-path (issue L)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_side_by_side_zoom_and_switch_under_the_sub_path(hosted, watch, lang):
+    """Side-by-side reading fetches the other language from /normref/…, a figure zooms from
+    /normref/…/figures/, and the switch keeps the section the reader is in: nothing leaves
+    the sub-path."""
+    _, _, base = hosted
+    other = "en" if lang == "zh" else "zh"
+    root = base if lang == "zh" else base + "en/"
+    other_root = base if other == "zh" else base + "en/"
+    page = watch.page
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    watch.goto(root + "toll-booth/#evidence-2")
+    page.locator("button.nr-pair-toggle").click()
+    page.wait_for_function("() => document.querySelector('article .nr-pair') && !document.querySelector('article[aria-busy]')",
+                           timeout=20000)
+    rows = page.evaluate("[...document.querySelectorAll('.nr-pair')].map(r => [r.dataset.nrSection,"
+                         " r.querySelector('.nr-pair__other').lang])")
+    assert ["evidence-2", other] in rows, rows
+    assert other_root + "toll-booth/" in requests
+    link = page.locator(".nr-pair__own a.nr-zoom:visible").first
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_function("() => { const i = document.querySelector('.glightbox-container .gslide.current img');"
+                           " return i && i.complete && i.naturalWidth > 0; }", timeout=15000)
+    src = page.evaluate("document.querySelector('.glightbox-container .gslide.current img').src")
+    assert src.startswith(base) and "/figures/" in src, src
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('.glightbox-container')")
+    here = page.evaluate("location.hash")  # the section in view now (the hash follows the reader)
+    assert here
+    page.locator(f'a.md-select__link[hreflang="{other}"]').evaluate("a => a.click()")
+    page.wait_for_url(other_root + "toll-booth/" + here)
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("document.documentElement.lang") == other
+    assert all(u.startswith(base) for u in requests if u.startswith("http")), [u for u in requests if not u.startswith(base)]
+    assert not watch.failed, "\n".join(watch.failed)

@@ -1,47 +1,65 @@
-/* The only script every page loads besides Material's own: two small fixes,
- * run on every page view, instant navigation included (document$). Widget
- * code is not here: the build links widgets.js only from pages with a widget.
- *
- * 1. Language switch that lands on the same page in the other language.
- *    Stock Material sends the switcher to the other language's home page (its
- *    links are the roots given in extra.alternate). Each link already points
- *    at the root of its language's site, relative to this build, so the same
- *    page is: other root + (this URL minus this language's root). Both
- *    languages have the same pages (a test checks it), so no fallback lookup
- *    is needed.
- * 2. Material wraps each table in a .md-typeset__scrollwrap at run time, and
- *    a wide one then scrolls sideways where a keyboard cannot reach it
- *    (WCAG 2.1.1, axe's scrollable-region-focusable). Let those take focus. */
+/* In every page's weight: keep it short. README "Reading aids" explains it. */
 (function () {
-  function retarget() {
-    var lang = document.documentElement.lang || "";
-    var links = document.querySelectorAll("a.md-select__link[hreflang]");
-    var own = null;
-    links.forEach(function (a) {
-      var l = a.getAttribute("hreflang");
-      if (lang.indexOf(l) === 0) own = new URL(a.getAttribute("data-root") || a.href, location.href);
-    });
-    if (!own) return;
-    var rest = location.pathname.indexOf(own.pathname) === 0 ? location.pathname.slice(own.pathname.length) : "";
-    links.forEach(function (a) {
-      if (!a.hasAttribute("data-root")) a.setAttribute("data-root", a.href);
-      var root = new URL(a.getAttribute("data-root"), location.href);
-      a.href = new URL(rest, root).href + location.hash;
-      a.target = "_self";
-    });
+  var d = document, base = d.currentScript.src.replace(/[^/]*$/, ""), got = {}, K = "nr.pair";
+  function load(n) {
+    return got[n] || (got[n] = new Promise(function (ok, no) {
+      var s = d.createElement("script");
+      s.src = base + n; s.onload = ok; s.onerror = no; d.head.appendChild(s);
+    }));
   }
-
-  function focusableScrollers() {
-    document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (w) {
+  function langs() {
+    var o = {};
+    d.querySelectorAll("a.md-select__link[hreflang]").forEach(function (a) {
+      var l = a.getAttribute("hreflang");
+      a.dataset.root = a.dataset.root || a.href;
+      o[d.documentElement.lang.indexOf(l) ? "other" : "own"] = {a: a, lang: l, root: new URL(a.dataset.root, location.href)};
+    });
+    return o;
+  }
+  function here(t) {
+    var l = langs(), p = location.pathname, r = l.own && l.own.root.pathname;
+    return l[t] ? new URL(r && !p.indexOf(r) ? p.slice(r.length) : "", l[t].root).href : null;
+  }
+  function aim(a) {
+    a.href = here(langs().own.a === a ? "own" : "other") + location.hash;
+    a.target = "_self";
+  }
+  function pair(on) {
+    d.querySelector(".nr-pair-toggle").setAttribute("aria-pressed", on);
+    return load("pair.js").then(function () { nrPair(on); });
+  }
+  ["pointerdown", "focusin", "click"].forEach(function (t) {
+    d.addEventListener(t, function (e) {
+      var a = e.target.closest && e.target.closest("a.md-select__link[hreflang], a.nr-zoom");
+      if (a && !a.classList.contains("nr-zoom")) aim(a);
+      else if (a && t == "click" && !(e.button || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
+        e.preventDefault();
+        load("zoom.js").then(function () { nrZoom(a); });
+      }
+    }, true);
+  });
+  window.nrSite = {base: base, load: load, here: here, langs: langs};
+  document$.subscribe(function () {
+    d.querySelectorAll("a.md-select__link[hreflang]").forEach(aim);
+    d.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (w) {
       if (w.scrollWidth > w.clientWidth) w.tabIndex = 0;
     });
-  }
-
-  function onView() {
-    retarget();
-    focusableScrollers();
-  }
-
-  if (typeof document$ !== "undefined") document$.subscribe(onView);
-  else document.addEventListener("DOMContentLoaded", onView);
+    var s = d.querySelector(".md-header__option .md-select"), b = d.querySelector(".nr-pair-toggle"), on;
+    if (s && !b) {
+      s = s.parentNode.insertAdjacentElement("afterend", d.createElement("div"));
+      s.className = "md-header__option";
+      s.innerHTML = '<button type="button" class="md-header__button md-icon nr-pair-toggle" aria-pressed="false"><svg ' +
+        'viewBox="0 0 24 24" aria-hidden="true"><path d="M3 4h8v16H3zm2 2v12h4V6zm8-2h8v16h-8zm2 2v12h4V6z"/></svg></button>';
+      b = s.firstChild;
+      b.title = d.documentElement.lang.indexOf("zh") ? "Read side by side with the Chinese" : "中英对照阅读";
+      b.setAttribute("aria-label", b.title);
+      b.onclick = function () {
+        var v = b.getAttribute("aria-pressed") != "true";
+        try { localStorage.setItem(K, v ? 1 : 0); } catch (e) {}
+        pair(v);
+      };
+    }
+    try { on = localStorage.getItem(K) == "1"; } catch (e) {}
+    if (on && b) pair(true);
+  });
 })();

@@ -1,0 +1,306 @@
+"""The print edition: every chapter of one language on one page (print/), for
+reading offline, for printing, and for ``make pdf`` (tools/pdf.py).
+
+``assemble`` takes the chapters in reading order (the hook derives them from
+the nav, so a page added later is in the edition with no code change) and
+returns one HTML body:
+
+- a contents list, then each chapter in a ``<section>`` that starts on a new
+  printed page (the contents and links to a chapter lead to its title);
+- every id is prefixed with the chapter's slug (``toll-booth--evidence-2``), so
+  the chapters' ids cannot collide, and every link to a page or section that is
+  in the edition points inside it; other links (a notebook, a download, a paper)
+  are kept, made relative to the print page, and a link to another site is
+  marked (``nr-print-ext``), so that paper can show its address;
+- figures in the light theme only (the dark variants are dropped, and the
+  light ones lose their ``#only-light`` marker, so a dark screen shows them too),
+  loaded eagerly (a PDF printer does not scroll to lazy images);
+- what only works on screen goes: widgets (their static figure stays), data
+  templates, scripts, permalinks, zoom links and glossary tooltips; collapsed
+  ``<details>`` (self-test answers) are opened;
+- math stays typeset (KaTeX HTML from the build); its stylesheet is linked once.
+
+Chinese text gets a font of its own (``cjk_font``): Chromium writes a PDF's
+ToUnicode map from the font's cmap, taking the lowest code point for each glyph,
+and Noto Sans CJK draws 一 and the Kangxi radical ⼀ (U+2F00) with one glyph, so
+text copied or searched in the PDF came out as 归⼀化 and ⾸⻚; and Chromium
+embeds CFF (OpenType) fonts only as Type 3 drawings. So the print page uses a
+subset of Noto Sans CJK SC (from the pinned mplfonts package) holding just the
+characters of the edition, without the radicals' code points, with TrueType
+outlines: the PDF then embeds a named font whose glyphs map back to the right
+characters, and the zh edition is set in the Simplified Chinese design (the
+system's default CJK font may be the Japanese one).
+
+It knows nothing of MkDocs; only ``cjk_font`` touches the disk (its cache).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+__all__ = ["Chapter", "assemble", "print_page", "stamp", "slug", "PDF_NAME", "PRINT_PAGE", "pdf_manifest", "cjk_font",
+           "cjk_chars", "CJK_RANGES", "CJK_FONT_PATH"]
+
+ID_ATTRS = ("for", "aria-labelledby", "aria-describedby", "aria-controls")
+DROP = "script, template, style, .headerlink, .md-content__button, [data-nr-widget], .nr-widget"
+PDF_NAME = "normref-{lang}.pdf"  # at the root of the whole site (site/), one per language
+PRINT_PAGE = "print.md"  # docs/<lang>/print.md: the print edition's page (not in the nav)
+EDITION = "<p>[[print-edition]]</p>"  # where the chapters go: the directive alone in a paragraph
+
+
+@dataclass(frozen=True)
+class Chapter:
+    url: str  # the page's URL relative to the site root: "" (home), "toll-booth/", "notebooks/x/"
+    title: str  # its title in the nav
+    html: str  # its rendered content
+
+    def __post_init__(self):
+        for name in ("url", "title", "html"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"Chapter.{name} must be a str, got {type(getattr(self, name)).__name__}")
+
+
+def slug(url: str) -> str:
+    """A chapter's id prefix from its URL: "" -> "home", "notebooks/x/" -> "notebooks-x"."""
+    s = url.strip("/").removesuffix(".html").replace("/", "-")
+    return s or "home"
+
+
+def _dir(url: str) -> str:
+    return url if url.endswith("/") or not url else posixpath.dirname(url) + "/"
+
+
+def _resolve(ref: str, page_url: str) -> tuple[str, str] | None:
+    """A site-relative reference from page ``page_url`` as (site path, fragment); None if it
+    leaves the site (a scheme, //host, mailto:, data:)."""
+    if not ref or re.match(r"^[a-zA-Z][\w+.-]*:|^//", ref):
+        return None
+    parts = urlsplit(ref)
+    if not parts.path:
+        return page_url, parts.fragment
+    path = posixpath.normpath(posixpath.join(_dir(page_url), parts.path))
+    if path in (".", ""):
+        path = ""
+    elif ref.split("#")[0].endswith("/") and not path.endswith("/"):
+        path += "/"
+    path = path.lstrip("/")
+    if path.endswith("index.html"):
+        path = path[: -len("index.html")]
+    return path, parts.fragment
+
+
+def _relative(path: str, from_url: str) -> str:
+    rel = posixpath.relpath(path or ".", _dir(from_url).rstrip("/") or ".")
+    return rel + ("/" if path.endswith("/") and not rel.endswith("/") else "")
+
+
+def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None = None) -> str:
+    """One HTML body holding ``chapters`` in order, for the page at ``print_url``: the
+    contents list (``<ol class="nr-print-contents">``), then the chapters.
+
+    ``katex_css`` is the site path of KaTeX's stylesheet, linked once when a chapter
+    has math. Raises ValueError for an empty list or two chapters with one URL.
+    """
+    from bs4 import BeautifulSoup
+
+    if not chapters:
+        raise ValueError("chapters must not be empty: the print edition needs at least one page")
+    urls = [c.url for c in chapters]
+    if len(set(urls)) != len(urls):
+        raise ValueError(f"chapters must have distinct URLs, got {urls}")
+    inside = {c.url: slug(c.url) for c in chapters}
+    soups, top = [], {}
+    for c in chapters:
+        soup = BeautifulSoup(c.html, "html.parser")
+        h1 = soup.find("h1", id=True)
+        # A chapter is reached at its title. The <section> itself carries no id: Material
+        # names each code block after its closest ancestor with an id (__code_<id>), so an
+        # id there would give every code block of the chapter the same one.
+        top[c.url] = f"{inside[c.url]}--{h1['id']}" if h1 is not None else inside[c.url]
+        if h1 is None:
+            soup.insert(0, soup.new_tag("a", id=f"__{inside[c.url]}"))
+            top[c.url] = f"{inside[c.url]}--__{inside[c.url]}"
+        soups.append(soup)
+    out = []
+    math = False
+    toc = ['<ol class="nr-print-contents">']
+    for c, soup in zip(chapters, soups):
+        s = inside[c.url]
+        toc.append(f'<li><a href="#{top[c.url]}">{_esc(c.title)}</a></li>')
+        for el in soup.select(DROP):
+            el.decompose()
+        for link in soup.select("link"):
+            if "katex" in (link.get("href") or ""):
+                math = True
+            link.decompose()
+        for img in soup.select('img[src*="#only-dark"]'):
+            img.decompose()
+        for a in soup.select("a.nr-zoom"):
+            a.unwrap()
+        for img in soup.select("img[src]"):
+            img["src"] = img["src"].split("#only-light")[0]
+            if img.get("loading") == "lazy":
+                del img["loading"]
+        for d in soup.select("details"):
+            d["open"] = ""
+        for el in soup.select("[id]"):
+            el["id"] = f"{s}--{el['id']}"
+        for el in soup.select(",".join(f"[{a}]" for a in ID_ATTRS)):
+            for a in ID_ATTRS:
+                if el.has_attr(a):
+                    el[a] = " ".join(f"{s}--{v}" for v in str(el[a]).split())
+        for a in soup.select("a.nr-term[title]"):
+            del a["title"]
+        for el in soup.select("[href], [src]"):
+            attr = "href" if el.has_attr("href") else "src"
+            target = _resolve(el[attr], c.url)
+            if target is None:
+                if attr == "href" and re.match(r"https?://", el[attr]):
+                    el["class"] = el.get("class", []) + ["nr-print-ext"]  # paper shows its address (print.css)
+                continue
+            path, frag = target
+            if attr == "href" and path in inside:
+                el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{top[path]}"
+            else:
+                el[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
+        out.append(f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
+                   f'{soup.decode()}\n</section>')
+    toc.append("</ol>")
+    head = []
+    if math and katex_css:
+        head.append(f'<link rel="stylesheet" href="{_relative(katex_css, print_url)}">')
+    return "\n".join(head + ["".join(toc)] + out)
+
+
+def stamp(markdown: str) -> str:
+    """[[print-date]] -> the build's date (SOURCE_DATE_EPOCH: the commit's time, so two builds agree)."""
+    import os
+    import time
+
+    t = time.gmtime(int(os.environ.get("SOURCE_DATE_EPOCH") or time.time()))
+    return markdown.replace("[[print-date]]", time.strftime("%Y-%m-%d", t))
+
+
+def print_page(content: str, url: str, pages) -> str:
+    """The print page (its HTML, whole or its content) with [[print-edition]] replaced by its
+    stylesheet and the PDF link's script (relative: any sub-path), then the chapters: the
+    Markdown pages among ``pages`` ((docs path, url, title, content) in reading order), itself
+    and notebooks left out."""
+    if EDITION not in content:
+        raise ValueError("[[print-edition]] must stand alone in a paragraph")
+    chapters = [Chapter(u, t or "", c or "") for src, u, t, c in pages if src.endswith(".md") and src != PRINT_PAGE]
+    body = assemble(chapters, url, katex_css="assets/katex/katex.min.css")
+    links = (f'<link rel="stylesheet" href="{_relative("assets/stylesheets/print.css", url)}">\n'
+             f'<script src="{_relative("assets/javascripts/pdf-link.js", url)}" defer></script>\n')
+    return content.replace(EDITION, links + body)
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def pdf_manifest(lang: str, pdf_url: str | None) -> str:
+    """print/pdf.json: where this language's PDF is, relative to print/ (null: not built).
+    The build writes it with null; ``make pdf`` rewrites it once the PDF exists, and the
+    pages show their PDF link only then (a link to a missing file would be a broken link)."""
+    import json
+
+    if lang not in ("zh", "en"):
+        raise ValueError(f"lang must be 'zh' or 'en', got {lang!r}")
+    return json.dumps({"lang": lang, "pdf": pdf_url}) + "\n"
+
+
+# ---------------------------------------------------------------- the CJK font
+
+# What the subset covers, as an @font-face unicode-range too: CJK symbols and
+# punctuation, kana, CJK ideographs (and extension A), compatibility ideographs,
+# vertical and small forms, full-width forms. Not the radicals (U+2E80-U+2FDF,
+# U+31C0-U+31EF): those code points are what the PDF's text must not say.
+CJK_RANGES = ((0x3000, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFE10, 0xFE1F),
+              (0xFE30, 0xFE4F), (0xFF00, 0xFFEF))
+CJK_FONT_PATH = "assets/fonts/print-cjk.ttf"  # site path, linked from print.css
+
+
+def cjk_chars(text: str) -> str:
+    """The characters of ``text`` that the CJK font must hold, sorted, once each."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return "".join(sorted({c for c in text if any(lo <= ord(c) <= hi for lo, hi in CJK_RANGES)}))
+
+
+def _cjk_source() -> Path:
+    import mplfonts
+
+    return Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+
+
+def cjk_font(chars: str) -> bytes:
+    """A TrueType subset of Noto Sans CJK SC holding ``chars`` (see the module's
+    docstring for why). Deterministic bytes; cached by the characters, the source
+    font and fontTools' version. Raises ValueError when ``chars`` is empty."""
+    import hashlib
+
+    from fontTools import subset, version as ft_version
+    from fontTools.pens.cu2quPen import Cu2QuPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import TTFont, newTable
+
+    from normref import cache
+
+    if not isinstance(chars, str):
+        raise TypeError(f"chars must be a str, got {type(chars).__name__}")
+    if not chars:
+        raise ValueError("chars must hold at least one character for the CJK font")
+    src = _cjk_source()
+    key = hashlib.sha256("\0".join([chars, hashlib.sha256(src.read_bytes()).hexdigest(), ft_version,
+                                      hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]).encode()).hexdigest()
+    hit = cache.get("fonts", key, ".ttf")
+    if hit is not None:
+        return hit
+    font = TTFont(str(src), recalcTimestamp=False, recalcBBoxes=True)
+    opts = subset.Options()
+    opts.name_IDs = ["*"]
+    opts.layout_features = ["*"]
+    opts.hinting = False
+    opts.notdef_outline = True
+    sub = subset.Subsetter(opts)
+    sub.populate(unicodes=[ord(c) for c in chars])
+    sub.subset(font)
+    # CFF (cubic) outlines to TrueType (quadratic) ones: Chromium embeds TrueType
+    # fonts as fonts, CFF ones as Type 3 drawings.
+    order = font.getGlyphOrder()
+    glyphs = font.getGlyphSet()
+    outlines = {}
+    for name in order:
+        pen = TTGlyphPen(None)
+        glyphs[name].draw(Cu2QuPen(pen, max_err=1.0, reverse_direction=True))
+        outlines[name] = pen.glyph()
+    for table in ("CFF ", "VORG"):
+        if table in font:
+            del font[table]
+    font["loca"] = newTable("loca")
+    glyf = font["glyf"] = newTable("glyf")
+    glyf.glyphOrder = order
+    glyf.glyphs = outlines
+    maxp = font["maxp"] = newTable("maxp")
+    maxp.tableVersion = 0x00010000
+    for field in ("maxZones", "maxTwilightPoints", "maxStorage", "maxFunctionDefs", "maxInstructionDefs",
+                  "maxStackElements", "maxSizeOfInstructions", "maxComponentElements"):
+        setattr(maxp, field, 0)
+    maxp.maxZones = 1
+    font["head"].glyphDataFormat = 0
+    post = font["post"]
+    post.formatType = 2.0
+    post.extraNames, post.mapping, post.glyphOrder = [], {}, order
+    font.sfntVersion = "\x00\x01\x00\x00"
+    import io
+
+    buf = io.BytesIO()
+    font.save(buf)
+    data = buf.getvalue()
+    cache.put("fonts", key, data, ".ttf")
+    return data
