@@ -58,6 +58,20 @@ def test_warmup_did_not_rescue_post_ln_in_the_toy():
     assert f["post/warmup"] > f["pre/none"] + 0.5
 
 
+def test_warmup_rescues_post_ln_only_at_the_low_rate_in_the_lab():
+    """The placement lab (several seeds, real text): with warmup, Post-LN gets past the letter-frequency
+    baseline at the low learning rate; at the high rate it stays at that baseline with or without warmup."""
+    from normref.results.placement import placement_cpu
+    from normref.values.placement import final
+
+    unigram = placement_cpu()["corpus"]["unigram_loss"]
+    lo_none, lo_warm = final("post", "lo", "none")["final"], final("post", "lo", "warmup")["final"]
+    hi_none, hi_warm = final("post", "hi", "none")["final"], final("post", "hi", "warmup")["final"]
+    assert lo_warm < unigram - 0.1 and lo_warm < lo_none - 0.1, (unigram, lo_none, lo_warm)
+    for stalled in (lo_none, hi_none, hi_warm):
+        assert stalled > unigram - 0.05, (unigram, stalled)
+
+
 def test_pre_ln_trains_without_warmup_in_the_toy():
     f, r = _final_losses()
     assert f["pre/none"] < r["entropy"] + 0.5 < r["uniform"]

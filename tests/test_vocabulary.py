@@ -84,9 +84,18 @@ def _banned(lang: str) -> dict[str, str]:
     return gl.default().banned(lang)
 
 
+def _house_names(lang: str) -> list[str]:
+    """The glossary's own names that contain a banned variant (高带宽显存 holds 显存), longest first."""
+    banned = _banned(lang)
+    names = {t.name[lang] for t in gl.default().terms}
+    return sorted((n for n in names if any(v in n and v != n for v in banned)), key=len, reverse=True)
+
+
 def _hits(text: str, lang: str) -> list[tuple[int, str, str]]:
     if lang == "zh":  # an English text quoted in Chinese (a prompt, a title) is not Chinese prose
         text = re.sub(r"“[^”\u4e00-\u9fff]*”", " ", text)
+    for name in _house_names(lang):  # the house name itself is not the banned part it contains
+        text = text.replace(name, " " * len(name))
     out = []
     for variant, owner in _banned(lang).items():
         pat = _pattern(variant)
@@ -175,6 +184,41 @@ def test_notebook_prose_uses_one_vocabulary(lang):
         for line, variant, owner in _hits(notebook_prose(nb.read_text(encoding="utf-8")), lang):
             problems.append(f"docs/{lang}/notebooks/{nb.name}:{line}: {variant!r} (the glossary says: {owner})")
     assert not problems, "banned variants in notebooks:\n  " + "\n  ".join(problems)
+
+
+def test_house_names_that_contain_a_banned_variant_are_not_hits():
+    assert "高带宽显存" in _house_names("zh")
+    assert not _hits("高带宽显存的带宽", "zh")
+    assert _hits("显存的带宽", "zh")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_glossary_definitions_use_one_vocabulary(lang):
+    """A term's tooltip and definition are prose too (its names and aliases are not: they list variants)."""
+    problems = []
+    for t in gl.default().terms:
+        for what in ("short", "definition"):
+            text = re.sub(r"`[^`]*`|\$[^$]*\$", " ", getattr(t, what)[lang])
+            for _, variant, owner in _hits(text, lang):
+                problems.append(f"glossary {t.id} {what}: {variant!r} ({owner})")
+    assert not problems, "\n".join(problems)
+
+
+def test_chinese_prose_has_no_space_between_two_chinese_characters():
+    """A space between two Chinese characters is a leftover of an edit (“每个词元 得到”)."""
+    pat = re.compile(r"[\u4e00-\u9fff] +[\u4e00-\u9fff]")
+    problems = []
+    for page in pages("zh"):  # the source text (prose() blanks code and math, which would leave spaces)
+        text = re.sub(r"^(```|~~~).*?^\1\s*$", lambda m: "\n" * m.group(0).count("\n"),
+                      page.read_text(encoding="utf-8"), flags=re.S | re.M)
+        for i, line in enumerate(text.split("\n"), 1):
+            if pat.search(line) and "data-label" not in line:
+                problems.append(f"docs/zh/{page.name}:{i}: {pat.search(line).group(0)!r}")
+    for t in gl.default().terms:
+        for what in ("short", "definition"):
+            if pat.search(getattr(t, what)["zh"]):
+                problems.append(f"glossary {t.id} {what}: {pat.search(getattr(t, what)['zh']).group(0)!r}")
+    assert not problems, "\n".join(problems)
 
 
 def test_chinese_pages_use_full_width_quotes_and_bold():

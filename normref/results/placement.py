@@ -4,8 +4,8 @@ Training every variant of the lab takes minutes, far more than a site build
 may spend, so it is run on purpose and committed, like ``bench-cpu.json``: the
 file names the machine, the library versions and the date, and carries the
 very text the models trained on. Refresh it with ``python -m normref placement
---json normref/results/placement-cpu.json`` (about 7 minutes on one core of
-the project's 2-core machine) and commit it; ``tests/test_placement_lab.py``
+--json normref/results/placement-cpu.json`` (the committed run took about
+18 minutes on the project's loaded 2-core machine; its ``seconds`` field records it) and commit it; ``tests/test_placement_lab.py``
 re-runs the first steps of a few runs and compares them with it.
 
 The file is listed in ``__cache_files__``, so its bytes are part of this

@@ -8,7 +8,7 @@ from . import fmt, register
 
 
 def _grad() -> dict:
-    """Gradient norms per layer at initialisation, Post-LN and Pre-LN, over seeds."""
+    """Gradient norms per layer at initialization, Post-LN and Pre-LN, over seeds."""
     from ..experiments.toll_booth import grad_per_layer
 
     return grad_per_layer()
@@ -71,6 +71,7 @@ register({
     "lemma2.pre_lo": lambda: fmt(1 + _n_layers() / 2, 1),
     "lemma2.pre_hi": lambda: fmt(1 + 1.5 * _n_layers(), 1),
     "lemma2.d": lambda: str(_stream()["d"]),
+    "lemma2.seeds": lambda: str(len(_stream()["seeds"])),
     "warm.post_none": lambda: fmt(final_loss("post/none"), 2),
     "warm.post_warmup": lambda: fmt(final_loss("post/warmup"), 2),
     "warm.pre_none": lambda: fmt(final_loss("pre/none"), 2),
