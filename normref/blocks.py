@@ -12,11 +12,11 @@ MLP, l the layer:
     Mix-LN:           Post-LN blocks first, Pre-LN blocks after
     QK-norm:          a norm on each head's queries and keys; a switch that combines with any of the above
 
-Everything else (attention, a ReLU MLP, the initialisation) is shared, so an
+Everything else (attention, a ReLU MLP, the initialization) is shared, so an
 experiment that compares placements compares placement and nothing else. The
 norm is LayerNorm or RMSNorm from :mod:`normref.nn`.
 
-The initialisation follows the setting of Xiong et al. 2020 (§3.3): every
+The initialization follows the setting of Xiong et al. 2020 (§3.3): every
 weight matrix N(0, 1/fan_in) (Xavier-style), biases zero, norm gains one, and
 an input whose entries have unit variance, so E‖x_0‖² = d. That is what Lemma 2
 assumes; ``TinyTransformer`` scales its token and position embeddings so that
@@ -63,7 +63,7 @@ class BlockConfig:
     placement: str = "pre"  # one of PLACEMENTS; see the module docstring
     eps: float = 1e-5
     causal: bool = True
-    qk_norm: bool = False  # normalise each head's queries and keys before the dot product
+    qk_norm: bool = False  # normalize each head's queries and keys before the dot product
     mixln_post: float = 0.25  # Mix-LN: the fraction of layers, from the input, that are Post-LN
 
     def __post_init__(self):
@@ -96,14 +96,14 @@ def make_norm(cfg: BlockConfig, dim: int | None = None) -> nn.Module:
 class Attention(nn.Module):
     """Multi-head self-attention (causal by default), nanoGPT-style, with optional QK-norm.
 
-    QK-norm normalises each head's query and key vectors (over the head
+    QK-norm normalizes each head's query and key vectors (over the head
     dimension, with their own gains) before the scaled dot product, so a logit
     q·k/√d_h can no longer grow with the size of q and k, only with the gains:
     |q̂·k̂|/√d_h ≤ ‖q̂‖‖k̂‖/√d_h, and an RMSNorm output with gain g has
-    ‖q̂‖ ≤ √d_h·max|g|. Henry et al. 2020 (arXiv 2010.04245, abstract) normalise
+    ‖q̂‖ ≤ √d_h·max|g|. Henry et al. 2020 (arXiv 2010.04245, abstract) normalize
     q and k along the head dimension; Dehghani et al. 2023 (ViT-22B, arXiv
-    2302.05442) put LayerNorm on XW_Q and XW_K; Gemma 3 and Qwen3 normalise per
-    head with RMSNorm. (OLMo 2 normalises over the full width, all heads at
+    2302.05442) put LayerNorm on XW_Q and XW_K; Gemma 3 and Qwen3 normalize per
+    head with RMSNorm. (OLMo 2 normalizes over the full width, all heads at
     once: arXiv 2501.00656 §3.3.2.)
     """
 
@@ -117,7 +117,7 @@ class Attention(nn.Module):
             self.q_norm, self.k_norm = make_norm(cfg, head), make_norm(cfg, head)
 
     def heads(self, x):
-        """q, k, v of shape (B, heads, T, C/heads); q and k normalised when QK-norm is on."""
+        """q, k, v of shape (B, heads, T, C/heads); q and k normalized when QK-norm is on."""
         B, T, C = x.shape
         q, k, v = self.qkv(x).split(C, dim=2)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
@@ -171,7 +171,7 @@ class PostLNBlock(nn.Module):
 
 
 class PreLNBlock(nn.Module):
-    """x_{l+1} = x_l + f(LN(x_l)): the residual path itself is never normalised.
+    """x_{l+1} = x_l + f(LN(x_l)): the residual path itself is never normalized.
 
     Xiong et al. 2020 (arXiv 2002.04745), §3 and Fig. 1 (b); GPT-2, LLaMA
     (arXiv 2302.13971, §2.2: "we normalize the input of each transformer sub-layer").
@@ -254,7 +254,7 @@ class DeepNormBlock(nn.Module):
     (§2; torchscale divides every parameter named fc1, fc2, v_proj, out_proj);
     the query and key projections keep gain 1. Our attention computes q, k, v
     with one matrix, so β scales the value third of it. Call
-    :meth:`scale_init_` after (re)initialising the weights; the constructor
+    :meth:`scale_init_` after (re)initializing the weights; the constructor
     calls it once.
     """
 
@@ -342,14 +342,14 @@ class TinyConfig(BlockConfig):
         _pos_int(self.n_layer, "n_layer")
 
 
-# Placements whose last block ends in a norm: the LM head reads a normalised stream already.
-_ENDS_NORMALISED = ("post", "deepnorm")
+# Placements whose last block ends in a norm: the LM head reads a normalized stream already.
+_ENDS_NORMALIZED = ("post", "deepnorm")
 
 
 class TinyTransformer(nn.Module):
     """A decoder-only language model: embeddings, n_layer blocks, (final norm), LM head.
 
-    A stack whose stream is never normalised on the path (Pre-LN, Peri-LN, the
+    A stack whose stream is never normalized on the path (Pre-LN, Peri-LN, the
     output norm, Mix-LN's Pre-LN tail) needs a norm before the head (GPT-2's
     ``ln_f``; Gemma's and OLMo 2's final norm); Post-LN and DeepNorm already
     end every block with one.
@@ -363,10 +363,10 @@ class TinyTransformer(nn.Module):
         self.wte = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.wpe = nn.Embedding(cfg.block_size, cfg.d_model)
         self.blocks = nn.ModuleList(make_block(cfg, i, cfg.n_layer) for i in range(cfg.n_layer))
-        self.ln_f = nn.Identity() if cfg.placement in _ENDS_NORMALISED else make_norm(cfg)
+        self.ln_f = nn.Identity() if cfg.placement in _ENDS_NORMALIZED else make_norm(cfg)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
         init_weights(self)
-        for b in self.blocks:  # DeepNorm's β, on top of the common initialisation
+        for b in self.blocks:  # DeepNorm's β, on top of the common initialization
             if isinstance(b, DeepNormBlock):
                 b.scale_init_()
         # Token + position embeddings, each N(0, 1/2): their sum has unit-variance

@@ -6,11 +6,11 @@
 
 Routing weights: the router scores every expert on the full-width x; the top-k
 logits are kept and the softmax is taken over those k only (at temperature τ).
-That is the same as a softmax over all experts renormalised over the chosen
+That is the same as a softmax over all experts renormalized over the chosen
 ones, so the weights of a token always sum to 1 and u is a weighted average of
 k expert outputs. We chose it because then the only thing that moves ‖u‖ is
 *which* experts are chosen and *how unevenly* they are weighted, the two causes
-§2.3.1 names; a softmax over all experts without renormalising would add a
+§2.3.1 names; a softmax over all experts without renormalizing would add a
 third (the kept mass Σp varies per token). The report's Eq. (11) names p_i but
 not the router's exact function, so this is our choice, not K3's.
 

@@ -1,6 +1,6 @@
 """The readable reference: RMSNorm and LayerNorm on numpy arrays.
 
-Both normalise over the last axis, one token (one row) at a time. They are
+Both normalize over the last axis, one token (one row) at a time. They are
 written to be read next to their formulas; the fast torch versions that you
 can drop into a model live in :mod:`normref.nn`.
 """

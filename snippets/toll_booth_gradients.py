@@ -1,4 +1,4 @@
-"""Gradient norm of each layer's FFN weights at initialisation, Post-LN vs Pre-LN.
+"""Gradient norm of each layer's FFN weights at initialization, Post-LN vs Pre-LN.
 
 One seed of the measurement drawn on the toll-booth page: a 12-layer decoder
 from normref.blocks, random tokens, next-token cross-entropy, one backward

@@ -152,7 +152,7 @@ def test_u_spread_supports_the_page():
     assert sigma[0.0]["cv_u"] < sigma[1.0]["cv_u"]  # unequal experts widen the spread
     tau = dict(zip(r["sweeps"]["temperature"]["values"], r["sweeps"]["temperature"]["runs"]))
     assert tau[max(tau)]["cv_u"] < tau[min(tau)]["cv_u"]  # sharper routing widens it
-    assert b["ratio_raw"] < 1 < b["ratio_norm"]  # the initialisation effect the page warns about
+    assert b["ratio_raw"] < 1 < b["ratio_norm"]  # the initialization effect the page warns about
 
 
 def test_toy_training_supports_the_page():

@@ -127,7 +127,7 @@ def test_small_path_keeps_rows_whose_total_is_large_but_finite():
 
 
 def test_torch_rms_norm_bfloat16_is_close_to_float32_reference():
-    """Documented bfloat16 behaviour: like HF's LlamaRMSNorm we compute in float32
+    """Documented bfloat16 behavior: like HF's LlamaRMSNorm we compute in float32
     and round once, so the result is within one bfloat16 step (2^-8 relative, an
     8-bit significand) of the float32 result on the same bfloat16 inputs; torch's
     own bfloat16 RMSNorm is within two steps of it."""
@@ -152,7 +152,7 @@ def test_torch_layer_norm_matches_numpy():
     np.testing.assert_allclose(y, normref.layer_norm(x, g, b), atol=1e-10)
 
 
-def test_modules_are_initialised_like_torch():
+def test_modules_are_initialized_like_torch():
     r, ln = nnr.RMSNorm(16), nnr.LayerNorm(16)
     assert torch.equal(r.weight, torch.ones(16)) and not hasattr(r, "bias")
     assert torch.equal(ln.weight, torch.ones(16)) and torch.equal(ln.bias, torch.zeros(16))

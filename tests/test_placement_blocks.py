@@ -119,7 +119,7 @@ def test_mixln_split_is_a_quarter(n, expected):
 
 @pytest.mark.parametrize("placement, final_norm", [("post", False), ("deepnorm", False), ("pre", True), ("peri", True),
                                                    ("output", True), ("mixln", True)])
-def test_final_norm_only_where_the_stream_is_not_normalised(placement, final_norm):
+def test_final_norm_only_where_the_stream_is_not_normalized(placement, final_norm):
     model = TinyTransformer(TinyConfig(placement=placement, n_layer=4, d_model=D, n_head=H, vocab_size=7, block_size=4))
     assert isinstance(model.ln_f, torch.nn.Identity) is not final_norm
 

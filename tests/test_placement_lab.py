@@ -1,4 +1,4 @@
-"""The placement lab: its initialisation measurements (build time), the committed training results
+"""The placement lab: its initialization measurements (build time), the committed training results
 (normref/results/placement-cpu.json) and a re-run of their first steps, the refresh command, the
 values and the widget data the page draws."""
 
@@ -23,7 +23,7 @@ from normref.results import placement as results
 ROOT = Path(__file__).resolve().parent.parent
 
 
-# ------------------------------------------------------------------ at initialisation (what the page says)
+# ------------------------------------------------------------------ at initialization (what the page says)
 
 
 def test_grads_post_and_pre_are_the_toll_booth_numbers():
@@ -47,7 +47,7 @@ def test_grads_at_init_per_placement():
     # Mix-LN: its Post-LN quarter rises, its Pre-LN rest falls.
     m, k = g["mixln"].mean(0), mixln_post_layers(pl.GRAD["n_layer"])
     assert m[k - 1] > m[0] and m[k] > m[-1]
-    # QK-norm barely moves Pre-LN's gradients at initialisation.
+    # QK-norm barely moves Pre-LN's gradients at initialization.
     assert abs(r["pre+qk"] / r["pre"] - 1) < 0.05
 
 
@@ -62,7 +62,7 @@ def test_stream_lengths_per_placement(n_layer):
     b = tb.lemma2_bounds(d, r["layers"])
     pre = r["pre"].mean(0)
     assert np.all(pre[1:] > 0.95 * b["pre_lo"][1:]) and np.all(pre[1:] < 1.05 * b["pre_hi"][1:])
-    # Output norms add a normalised vector (‖·‖² = d) per sub-layer, two per layer, nearly orthogonal to
+    # Output norms add a normalized vector (‖·‖² = d) per sub-layer, two per layer, nearly orthogonal to
     # the stream: E‖x_l‖² ≈ (1 + 2l) d, faster than Pre-LN's Lemma 2 growth.
     for v in ("peri", "output", "peri+qk", "output+qk"):
         assert rel[v][-1] > 1.15 * rel["pre"][-1], v
@@ -134,7 +134,7 @@ def test_committed_lab_is_part_of_the_cache_key():
 
 
 # Re-run the first steps of a few committed runs: a change to the model, the data pipeline or the
-# optimiser shows up here, and says that the committed results need a refresh. Different CPUs may
+# optimizer shows up here, and says that the committed results need a refresh. Different CPUs may
 # round a matmul differently, so the comparison allows small drift (same machine: bit-identical).
 RERUN = [("pre", "lo", "warmup", 0, 40), ("output", "hi", "none", 1, 15), ("peri+qk", "lo", "none", 2, 25)]
 

@@ -38,7 +38,7 @@ def test_tiny_transformer_shapes(placement, norm):
     assert isinstance(model.ln_f, kind) if placement == "pre" else isinstance(model.ln_f, torch.nn.Identity)
 
 
-def test_post_ln_output_is_normalised_and_pre_ln_is_not():
+def test_post_ln_output_is_normalized_and_pre_ln_is_not():
     torch.manual_seed(0)
     x = 5 * torch.randn(2, 4, 32)
     post = make_block(BlockConfig(d_model=32, n_head=4, placement="post"))(x)
@@ -65,7 +65,7 @@ def test_pre_ln_keeps_an_identity_path_post_ln_does_not():
     d = 16
     x0 = torch.randn(1, 1, d)
     stacks = {p: [make_block(BlockConfig(d_model=d, n_head=2, placement=p)) for _ in range(4)] for p in ("pre", "post")}
-    # At initialisation: dx_L/dx_0 = I + (sum of branch terms) for Pre-LN, which the unrolled sum checks.
+    # At initialization: dx_L/dx_0 = I + (sum of branch terms) for Pre-LN, which the unrolled sum checks.
     x, branches = x0, torch.zeros_like(x0)
     for b in stacks["pre"]:
         a = b.attn(b.ln_1(x))
@@ -168,7 +168,7 @@ def test_stream_norms_match_lemma2():
     r = tb.stream_norms()
     d = r["d"]
     post, post_sum, pre = r["post"].mean(0) / d, r["post_sum"].mean(0) / d, r["pre"].mean(0) / d
-    assert np.allclose(post[1:], 1.0, atol=1e-3)  # each Post-LN layer output is normalised: ‖x‖² = d
+    assert np.allclose(post[1:], 1.0, atol=1e-3)  # each Post-LN layer output is normalized: ‖x‖² = d
     assert np.all(np.abs(post_sum - 1.5) < 0.15)  # Lemma 2: E‖x + FFN(x)‖² = 3d/2
     b = tb.lemma2_bounds(d, r["layers"])
     lo, hi = b["pre_lo"][1:] / d, b["pre_hi"][1:] / d

@@ -1,7 +1,7 @@
 """Widget data of the placement page: the numbers the placement-compare widget draws for any two variants.
 
 Everything here is what the static figures draw (normref.figures.placement),
-from the same functions: the initialisation curves computed at build time and
+from the same functions: the initialization curves computed at build time and
 the committed lab's training curves (``normref.experiments.placement.smoothed``:
 the same points the training figure draws), so the widget and the figures
 cannot disagree. A browser test compares what the widget shows with this.

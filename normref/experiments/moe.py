@@ -10,7 +10,7 @@
 2. ``toy_training``: a small regression task learnt by a two-block residual
    stack of LatentMoE layers, with and without the norm, same seeds and data.
 
-Everything is synthetic and seeded; the inputs x are RMS-normalised (as a
+Everything is synthetic and seeded; the inputs x are RMS-normalized (as a
 Pre-RMSNorm block would hand them to the MoE), so ‖x‖ is the same for every
 token and the spread of ‖u‖ comes from inside the MoE (routing, the experts,
 and ‖W↓x‖, which varies with the direction of x), not from the input's size.
@@ -58,7 +58,7 @@ def cv(a) -> float:
 def _scale_experts(m: LatentMoE, sigma: float, gen: torch.Generator) -> None:
     """Multiply each routed expert's output by exp(σ·z), z ~ N(0, 1).
 
-    A freshly initialised MoE has statistically identical experts; trained
+    A freshly initialized MoE has statistically identical experts; trained
     experts are not (their output sizes differ). This synthetic spread stands
     in for that, so that *which* experts a token picks can matter.
     """

@@ -2,7 +2,7 @@
 
 Two kinds of measurement, with two lives:
 
-* **At initialisation** (cheap, deterministic, run at build time and cached
+* **At initialization** (cheap, deterministic, run at build time and cached
   like the toll-booth experiments): ``grad_per_layer``, the gradient norm of
   each layer's FFN weights over several seeds (the toll-booth page's setting,
   so its Post-LN and Pre-LN curves are the same numbers), and
@@ -113,7 +113,7 @@ def grad_per_layer(variants: tuple = VARIANTS, n_layer: int = GRAD["n_layer"], d
                    n_head: int = GRAD["n_head"], vocab_size: int = GRAD["vocab_size"],
                    block_size: int = GRAD["block_size"], batch: int = GRAD["batch"], seeds: tuple = GRAD["seeds"],
                    norm: str = "layernorm") -> dict:
-    """‖∂loss/∂W‖_F of each layer's FFN weights (both matrices) at initialisation, per variant.
+    """‖∂loss/∂W‖_F of each layer's FFN weights (both matrices) at initialization, per variant.
 
     Next-token cross-entropy on uniformly random tokens, one backward pass, the
     same tokens and seeds for every variant. Returns ``{variant: (seeds,
@@ -155,7 +155,7 @@ def grad_ratio(r: dict, variant: str) -> float:
 def stream_lengths(n_layer: int, variants: tuple = VARIANTS, d_model: int = STREAM["d_model"],
                    n_head: int = STREAM["n_head"], tokens: int = STREAM["tokens"], batch: int = STREAM["batch"],
                    seeds: tuple = STREAM["seeds"], norm: str = "layernorm") -> dict:
-    """E‖x_l‖² of the residual stream after each layer at initialisation, input entries i.i.d. N(0, 1).
+    """E‖x_l‖² of the residual stream after each layer at initialization, input entries i.i.d. N(0, 1).
 
     The setting of Lemma 2 (Xiong et al. 2020), as on the toll-booth page, for
     every variant and a stack of ``n_layer`` layers. Returns ``{variant:
@@ -312,7 +312,7 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
               steps: int | None = None) -> dict:
     """Train one model and return its record (losses per step, checkpoints, divergence).
 
-    The initialisation is ``torch.manual_seed(seed)``; the batches come from a
+    The initialization is ``torch.manual_seed(seed)``; the batches come from a
     generator seeded ``1000 + seed``, so every variant of one seed sees the same
     batches in the same order. A run whose loss becomes non-finite has
     diverged: it stops there, and its record says at which step.

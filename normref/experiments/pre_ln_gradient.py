@@ -1,7 +1,7 @@
 """Why Pre-LN's per-layer gradient falls with depth: a control experiment.
 
 The toll-booth page measures the gradient of each layer's FFN weights at
-initialisation (:func:`normref.experiments.toll_booth.grad_per_layer`). In
+initialization (:func:`normref.experiments.toll_booth.grad_per_layer`). In
 Pre-LN it falls slowly with the layer index. The LN at the entrance of a
 branch is *not* on the path from the loss to that branch's own weights, so its
 Jacobian cannot be the cause. What differs between layers is the gradient of
@@ -66,7 +66,7 @@ def _mean_cosine(a: torch.Tensor) -> float:
 def pre_ln_gradient_paths(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"], n_head: int = GRAD["n_head"],
                           vocab_size: int = GRAD["vocab_size"], block_size: int = GRAD["block_size"],
                           batch: int = GRAD["batch"], seeds: tuple = GRAD["seeds"], norm: str = "layernorm") -> dict:
-    """Per-layer gradients of Pre-LN at initialisation, as is and with the branch inputs detached.
+    """Per-layer gradients of Pre-LN at initialization, as is and with the branch inputs detached.
 
     The setting (model, seeds, data) is exactly that of ``grad_per_layer``, so
     ``ffn`` equals its ``"pre"`` rows. Returns numpy arrays:

@@ -1,4 +1,4 @@
-"""Scale invariance of RMSNorm: stretch a vector, its normalised length does not move."""
+"""Scale invariance of RMSNorm: stretch a vector, its normalized length does not move."""
 
 from __future__ import annotations
 

@@ -4,11 +4,11 @@ Three experiments on :class:`normref.blocks.TinyTransformer`, all synthetic and
 seeded, small enough for a 2-core laptop (a few seconds each, cached on disk):
 
 1. ``grad_per_layer``: the gradient norm of each layer's FFN weights at
-   initialisation, several seeds. The analogue of Xiong et al. 2020, Fig. 3
+   initialization, several seeds. The analogue of Xiong et al. 2020, Fig. 3
    (they used a 6-6 translation model on IWSLT14; we use a decoder-only stack
    on random tokens).
 2. ``stream_norms``: the squared L2 norm of the residual stream after each
-   layer at initialisation, to compare with Lemma 2 of the same paper.
+   layer at initialization, to compare with Lemma 2 of the same paper.
 3. ``warmup_runs``: a short training run of both topologies, with and without
    learning-rate warmup, on the same synthetic data from the same seed.
 """
@@ -48,7 +48,7 @@ STREAM = dict(n_layer=12, d_model=128, n_head=4, tokens=32, batch=16, seeds=tupl
 def grad_per_layer(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"], n_head: int = GRAD["n_head"],
                    vocab_size: int = GRAD["vocab_size"], block_size: int = GRAD["block_size"], batch: int = GRAD["batch"],
                    seeds: tuple = GRAD["seeds"], norm: str = "layernorm") -> dict:
-    """‖∂loss/∂W‖_F of each layer's FFN weights (both matrices) at initialisation.
+    """‖∂loss/∂W‖_F of each layer's FFN weights (both matrices) at initialization.
 
     The loss is next-token cross-entropy on uniformly random tokens, so no
     layer is favoured by the data. Returns ``{"post": (seeds, layers), "pre":
@@ -86,12 +86,12 @@ def ffn_grad_rows(make_model, seeds, vocab_size: int, block_size: int, batch: in
 def stream_norms(n_layer: int = STREAM["n_layer"], d_model: int = STREAM["d_model"], n_head: int = STREAM["n_head"],
                  tokens: int = STREAM["tokens"], batch: int = STREAM["batch"], seeds: tuple = STREAM["seeds"],
                  norm: str = "layernorm") -> dict:
-    """E‖x_l‖² after each layer at initialisation, input entries i.i.d. N(0, 1).
+    """E‖x_l‖² after each layer at initialization, input entries i.i.d. N(0, 1).
 
     This is the setting of Lemma 2 (Xiong et al. 2020): weights N(0, 1/fan_in),
     zero biases, norm gain 1, ReLU FFN, E‖x_0‖² = d. For Post-LN the lemma is
     about the sum *before* the layer's last norm, x + FFN(x); its output is
-    normalised, so its squared norm is d exactly. Means over tokens, batch and
+    normalized, so its squared norm is d exactly. Means over tokens, batch and
     seeds; per-seed means are kept for the spread.
     """
     cfg = dict(n_layer=n_layer, d_model=d_model, n_head=n_head, vocab_size=2, block_size=tokens, norm=norm)
@@ -118,7 +118,7 @@ def stream_norms(n_layer: int = STREAM["n_layer"], d_model: int = STREAM["d_mode
 
 
 def lemma2_bounds(d: int, layers) -> dict:
-    """Lemma 2's values of E‖x‖² at initialisation: Post-LN 3d/2; Pre-LN between (1 + l/2)d and (1 + 3l/2)d."""
+    """Lemma 2's values of E‖x‖² at initialization: Post-LN 3d/2; Pre-LN between (1 + l/2)d and (1 + 3l/2)d."""
     ls = np.asarray(layers, dtype=float)
     return {"post": 1.5 * d * np.ones_like(ls), "pre_lo": (1 + ls / 2) * d, "pre_hi": (1 + 1.5 * ls) * d}
 

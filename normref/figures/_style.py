@@ -11,7 +11,7 @@ matplotlib.use("Agg")  # figures are rendered headless, at build time
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
-# Material's palette: text colours match the page in each scheme, and the
+# Material's palette: text colors match the page in each scheme, and the
 # figure background is transparent so the page shows through.
 PALETTES = {
     "light": {"fg": "#1f2328", "muted": "#6a737d", "grid": "#d0d7de",

@@ -15,7 +15,7 @@ from ._style import PALETTES, colors, t
 from ..results import bench_cpu
 
 
-# family -> (zh label, en label, colour index); the copy is drawn separately.
+# family -> (zh label, en label, color index); the copy is drawn separately.
 FAMILY_LABEL = {
     "composed": ("逐算子组合", "composed ops", 3),
     "functional": ("F.*_norm", "F.*_norm", 1),

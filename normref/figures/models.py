@@ -47,7 +47,7 @@ def models_forward_strip(lang: str, theme: str):
     arrow(11.6, ys, 13.4, ys)
     box(14, ys - 4, 13, 8, t(lang, f"嵌入查表\n{m['vocab_size']} × {m['d']}", f"embedding lookup\n{m['vocab_size']} × {m['d']}"),
         other_c)
-    # The repeated block: the stream passes straight through; two branches read normalised copies.
+    # The repeated block: the stream passes straight through; two branches read normalized copies.
     ax.add_patch(FancyBboxPatch((29.5, 1.2), 74, 27.5, boxstyle="round,pad=0.3,rounding_size=1.5", lw=1.2, ls="--",
                                 ec=p["muted"], fc="none"))
     ax.text(66.5, 29.6, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),

@@ -44,7 +44,7 @@ def moe_block(lang: str, theme: str):
     _box(ax, 0.55, 2.6, 0.8, 0.6, "x", bg, fg, fg, size=11)
     _box(ax, 5.0, 4.2, 3.6, 0.65, t(lang, "共享专家 ×2（GLU，宽度 d）", "shared experts ×2 (GLU, width d)"), bg, c[1], fg)
     _box(ax, 2.9, 2.1, 0.9, 0.6, "W↓\nd→ℓ", bg, c[2], fg, size=8.5)
-    # experts: a column, the chosen ones coloured
+    # experts: a column, the chosen ones colored
     chosen = {1: "p₁", 3: "p₂"}
     for i, y in enumerate(np.linspace(2.75, 1.45, 5)):
         on = i in chosen

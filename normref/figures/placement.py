@@ -19,12 +19,12 @@ def _lab():
     return pl
 
 
-# Post-LN and Pre-LN keep the toll-booth page's colours (the palette's first two).
+# Post-LN and Pre-LN keep the toll-booth page's colors (the palette's first two).
 ORDER = ("post", "pre", "peri", "output", "deepnorm", "mixln")
 
 
 def style(variant: str, theme: str) -> dict:
-    """One look per variant in every figure: a colour per placement, dashed with QK-norm."""
+    """One look per variant in every figure: a color per placement, dashed with QK-norm."""
     placement, qk = _lab().parse_variant(variant)
     return {"color": colors(theme)[ORDER.index(placement)], "ls": "--" if qk else "-"}
 

@@ -1,5 +1,5 @@
 /* Placement comparison (placement page): pick any two layouts and a training
- * setting; see their gradients and residual-stream length at initialisation
+ * setting; see their gradients and residual-stream length at initialization
  * and their training-loss curves, side by side, with the numbers in a table.
  * Everything comes from the embedded placement_lab data, which normref builds
  * from the same functions as the page's static figures (the training curves
