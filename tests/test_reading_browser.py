@@ -232,12 +232,15 @@ def test_side_by_side_keeps_toc_math_widgets_and_search(tab, served, lang):
     _until(page, "(t) => location.hash === '#' + t && (r => r.top >= 0 && r.top < innerHeight / 2)"
                  "(document.getElementById(t).getBoundingClientRect())", target)
     assert page.evaluate("(t) => !!document.getElementById(t).closest('.nr-pair__own')", target)
-    # search still searches this language's site, and its result opens in side-by-side
+    # search still searches this language's site, and its result opens in side-by-side. Material
+    # closes the search when the hash changes, and its tracking rewrites the hash 250 ms after the
+    # scroll the table-of-contents click made: let that settle before opening it.
+    page.wait_for_timeout(600)
     page.keyboard.press("/")
     page.keyboard.insert_text("RMSNorm")
     page.keyboard.press("End")
     first = page.locator(".md-search-result__list a").first
-    first.wait_for(state="attached", timeout=15000)
+    first.wait_for(state="visible", timeout=15000)
     href = first.get_attribute("href")
     assert served.lang_of(href) == lang
     first.click()
