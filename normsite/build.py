@@ -26,7 +26,7 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, assets, cjk, directives, ledger, mathtex, notebooks, release
+from . import LANGS, SiteError, ahead, assets, cjk, directives, ledger, mathtex, notebooks, release, stepcache
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 
@@ -63,9 +63,11 @@ class Site:
         self.generated_work = not no_generated() if generated is None else generated
         try:
             self.glossary = gl.load(glossary_path or gl.DATA)
+            self.glossary_digest = stepcache.digest(Path(glossary_path or gl.DATA).read_bytes())
         except (gl.GlossaryError, FileNotFoundError) as e:
             raise SiteError(f"glossary: {e}") from e
         self.stats = dict(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
+        self.ahead = ahead.Ahead()
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
@@ -93,18 +95,20 @@ class Site:
     def generated(self, sources: Mapping[str, str]) -> list[tuple[str, bytes | str]]:
         """(uri, content) of the files the build adds: each referenced figure in both themes, and
         each jupytext notebook's .ipynb. ``sources``: {docs path: file path} of the build's files.
-        An unknown figure raises SiteError naming its pages."""
+        An unknown figure raises SiteError naming its pages.
+
+        First, the slow work of both languages (figures, snippets) is done ahead, on every core
+        (normsite.ahead); the page loops of this build and the other language's then only read
+        the cache."""
         if not self.generated_work:
             return []
+        done = self.ahead = ahead.run(ahead.docs_dirs(self.lang, self.docs_dir))
+        self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
         out: list[tuple[str, bytes | str]] = []
-        known = set(figures.names())
-        for name, pages in directives.referenced(self.docs_dir, "figure").items():
-            if name not in known:
-                raise SiteError(f"unknown figure {name!r} referenced in {', '.join(pages)}; "
-                                f"known: {', '.join(sorted(known))}")
+        for name in directives.referenced(self.docs_dir, "figure"):
             for theme in figures.THEMES:
                 svg, hit = figures.render_cached(name, self.lang, theme)
-                self.stats["fig_hit" if hit else "fig_miss"] += 1
+                self.stats["fig_hit"] += (name, self.lang, theme) not in done.figures_drawn
                 out.append((f"figures/{name}-{theme}.svg", svg))
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
@@ -116,8 +120,9 @@ class Site:
     def page_markdown(self, markdown: str, src_uri: str, pages: Iterable[str], nav=None) -> str:
         """``pages``: the docs paths of this build; ``nav``: its nav (the glossary's "explained on" links)."""
 
-        def count(hit: bool) -> None:
-            self.stats["snip_hit" if hit else "snip_miss"] += 1
+        def count(name: str, hit: bool) -> None:
+            if name not in self.ahead.snippets_run:  # those are counted as run, in generated()
+                self.stats["snip_hit" if hit else "snip_miss"] += 1
 
         if self.lang == "zh":
             markdown = cjk.join_soft_breaks(markdown)
@@ -141,12 +146,17 @@ class Site:
     def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None) -> str:
         """``glossary_url``: the glossary page's URL in this build, or None when it has none."""
         html_text = assets.wrap_data(html_text)
-        html_text, n_math = mathtex.typeset(html_text, src_uri)
+        # Math and term links are pure functions of the page: cached by content (normsite.stepcache).
+        html_text, n_math = stepcache.cached("math", (html_text, src_uri),
+                                             lambda: mathtex.typeset(html_text, src_uri), libs=("pykatex",))
         html_text = assets.inject(html_text, url, has_math=n_math > 0)
         # Only prose pages: notebooks carry code output, and the glossary links its own terms explicitly.
         if glossary_url is not None and src_uri != gl.GLOSSARY_PAGE and src_uri.endswith(".md"):
             href = site_glossary.glossary_href(url, glossary_url)
-            html_text, _ = site_glossary.link_terms(html_text, self.glossary, self.lang, href)
+            html_text = stepcache.cached(
+                "terms", (html_text, self.lang, href, self.glossary_digest),
+                lambda: site_glossary.link_terms(html_text, self.glossary, self.lang, href)[0],
+                modules=("normref.glossary",))
         return html_text
 
     def notebook_downloads(self, src_uri: str) -> dict | None:
@@ -158,6 +168,10 @@ class Site:
     # ------------------------------------------------------------ report
 
     def report(self) -> str:
-        s = self.stats
+        """One line: figures drawn by this build (any language: the first build draws both) and this
+        build's figures it found cached; the same for snippets; the pool's size and CPU time."""
+        s, a = self.stats, self.ahead
+        pool = (f"; {len(a.figures_drawn) + len(a.snippets_run)} tasks on {a.workers} workers, {a.cpu_s:.1f} s CPU"
+                + (f", {a.requeued} requeued" if a.requeued else "")) if a.workers else ""
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
-                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache; {time.perf_counter() - s['t0']:.1f} s")
+                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; {time.perf_counter() - s['t0']:.1f} s")
