@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test test-fast browser-deps figures perf clean
+.PHONY: setup build serve test test-fast browser-deps figures notebooks perf clean
 
 setup: $(STAMP)
 
@@ -30,7 +30,9 @@ build: $(STAMP)
 serve: $(STAMP)
 	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
 
-# The full suite, as CI runs it (.ci/run): unit, property, build, browser and real-model tests.
+# The full suite, as CI runs it (.ci/run): unit, property, build, browser and real-model tests,
+# and the copy test (marker `copy`: every snippet and notebook as copied from the served site,
+# in a fresh virtualenv; skip it with -m "not copy").
 test: $(STAMP) browser-deps
 	$(PY) -m pytest
 
@@ -38,7 +40,7 @@ test: $(STAMP) browser-deps
 # model weights (tests/conftest.py marks those by the fixtures they use), on two
 # pytest-xdist workers that share the session's temporary cache.
 test-fast: $(STAMP)
-	$(PY) -m pytest -n 2 -m "not build and not browser and not models"
+	$(PY) -m pytest -n 2 -m "not build and not browser and not models and not copy"
 
 # Measure the performance budgets and print them as ratios (README, performance section).
 perf: $(STAMP)
@@ -54,6 +56,11 @@ browser-deps:
 
 figures: $(STAMP)
 	$(PY) -m normref figures --out site-figures
+
+# Regenerate notebooks/<lang>/*.ipynb (what "Open in Colab" opens) from docs/<lang>/notebooks/*.py,
+# installing from the wheel of the site at NORMREF_SITE_URL (default: mkdocs.yml's site_url).
+notebooks: $(STAMP)
+	$(PY) -m normsite.colab
 
 clean:
 	rm -rf site .cache site-figures

@@ -30,11 +30,8 @@ def _fail_build(fn):  # a SiteError names the page and the culprit; MkDocs repor
 @_fail_build
 def on_config(config):
     site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir)
-    config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url)
-    import jieba  # Material's search segments Chinese with jieba: teach it the glossary's word parts
-
-    for word in site.jieba_words():
-        jieba.add_word(word)
+    config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url, config.repo_url, config.extra.get("repo_branch"))
+    config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
     if (nb := config.plugins.get("mkdocs-jupyter")) is not None:
         nb.config["cache_dir"], nb.config["execute"] = site.notebook_cache_dir(), site.generated_work
     return config
@@ -50,13 +47,14 @@ def on_files(files: Files, config):
 @_fail_build
 def on_page_markdown(markdown, page, config, files: Files):
     pages = [f.src_uri for f in files.documentation_pages()]
+    page.render = _fail_build(_state["site"].checked_render(page.render, page.file.src_uri, page.file.abs_src_path))
     return _state["site"].page_markdown(markdown, page.file.src_uri, pages, config.nav)
 
 
 @_fail_build
 def on_page_content(html, page, config, files: Files):
     glossary = files.get_file_from_path("glossary.md")
-    return _state["site"].page_html(html, page.file.src_uri, page.url, glossary.url if glossary else None)
+    return _state["site"].page_html(html, page.file.src_uri, page.url, glossary.url if glossary else None, page.toc)
 
 
 def on_page_context(context, page, config, nav):
@@ -69,5 +67,6 @@ def on_post_page(output, page, config):
     return _state["site"].post_page(output, page.file.src_uri)
 
 
+@_fail_build
 def on_post_build(config):
-    logging.getLogger("mkdocs.hooks.normref").info(_state["site"].report())
+    logging.getLogger("mkdocs.hooks.normref").info(_state["site"].post_build(config.site_dir))

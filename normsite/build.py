@@ -3,12 +3,19 @@
 ``Site`` holds what a build needs across pages (the language, the glossary, the
 counts it reports) and has one method per step the hooks call:
 
-    configure      -> this build's site_url and both languages' roots
-    generated      -> the files the build adds (figures, .ipynb downloads)
-    page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded
-    page_html      -> data blocks wrapped, math typeset, assets linked, terms linked
+    configure      -> this build's site_url and both languages' roots; its repository links
+    generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads)
+    page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
+                      block next to each snippet
+    page_html      -> data blocks wrapped, math typeset, assets linked, terms linked; notebook pages
+                      with the wheel's address and heading ids that match their contents
+    checked_render -> a notebook page's renderer that names the file, cell and line when a cell fails
     post_page      -> notebook pages scrubbed, inline CSS trimmed
+    post_build     -> the downloads filled in, the wheel checked
     report         -> one log line: what was rendered and what came from the cache
+
+What a reader takes home (the wheel, install lines, notebooks, Colab and
+repository links) is normsite.takehome.TakeHome's part, called from here.
 
 NORMREF_NO_GENERATED=1 builds the same pages without the generated work:
 figures are neither rendered nor registered (a directive becomes its caption)
@@ -26,9 +33,10 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, ahead, assets, cjk, directives, ledger, mathtex, notebooks, release, stepcache
+from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, notebooks, release, stepcache
 from . import quiz as site_quiz
 from . import glossary as site_glossary
+from .takehome import TakeHome
 
 __all__ = ["Site", "no_generated", "nav_titles"]
 
@@ -68,13 +76,28 @@ class Site:
             raise SiteError(f"glossary: {e}") from e
         self.stats = dict(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
         self.ahead = ahead.Ahead()
+        self.takehome = TakeHome(lang, self.docs_dir)
+        self.repository: dict = {"edit_uri": None, "repo_name": None}
+        self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
     # ------------------------------------------------------------ config
 
-    def configure(self, site_url: str | None) -> tuple[str | None, dict]:
-        return release.site_urls(self.lang, site_url)
+    def configure(self, site_url: str | None, repo_url: str | None = None,
+                  repo_branch: str | None = None) -> tuple[str | None, dict]:
+        """(site_url, nr_i18n); ``self.repository`` then holds this build's edit_uri and repo_name."""
+        site_url, i18n = release.site_urls(self.lang, site_url)
+        self.repository = self.takehome.configure(i18n["roots"]["zh"], repo_url, repo_branch)
+        nb_config = cache.cache_dir().resolve() / "jupyter-config"
+        self.nbconvert_hash = notebooks.execution_config(nb_config)
+        paths = [str(nb_config)] + [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(dict.fromkeys(paths))
+        import jieba  # Material's search segments Chinese with jieba: teach it the glossary's word parts
+
+        for word in self.jieba_words():
+            jieba.add_word(word)
+        return site_url, i18n
 
     def jieba_words(self) -> tuple[str, ...]:
         """Word parts Material's search (jieba) must know to segment Chinese as the glossary does."""
@@ -84,10 +107,11 @@ class Site:
         """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on the
         normref code it imports, so the hash of that code (the import closure of this language's
         notebooks, found from their imports) names the folder: an edit elsewhere in normref
-        executes no notebook. One folder per language (or the two builds evict each other's
-        entries) and per kind of build (it evicts unused entries)."""
+        executes no notebook. So does the hash of the nbconvert configuration the runs read
+        (notebooks.execution_config). One folder per language (or the two builds evict each
+        other's entries) and per kind of build (it evicts unused entries)."""
         code = cache.code_hash(notebooks.code_closure(self.docs_dir / "notebooks"))
-        d = cache.cache_dir() / "jupyter" / self.lang / code[:16]
+        d = cache.cache_dir() / "jupyter" / self.lang / (code[:16] + "-" + self.nbconvert_hash)
         return str(d) + ("" if self.generated_work else "-noexec")
 
     # ------------------------------------------------------------ files
@@ -100,11 +124,11 @@ class Site:
         First, the slow work of both languages (figures, snippets) is done ahead, on every core
         (normsite.ahead); the page loops of this build and the other language's then only read
         the cache."""
+        out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         if not self.generated_work:
-            return []
+            return out
         done = self.ahead = ahead.run(ahead.docs_dirs(self.lang, self.docs_dir))
         self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
-        out: list[tuple[str, bytes | str]] = []
         for name in directives.referenced(self.docs_dir, "figure"):
             for theme in figures.THEMES:
                 svg, hit = figures.render_cached(name, self.lang, theme)
@@ -112,7 +136,7 @@ class Site:
                 out.append((f"figures/{name}-{theme}.svg", svg))
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
-                out.append((notebooks.ipynb_uri(uri), notebooks.ipynb_text(path)))
+                out.append((notebooks.ipynb_uri(uri), self.takehome.ipynb(path)))
         return out
 
     # ------------------------------------------------------------ pages
@@ -136,6 +160,7 @@ class Site:
                 raise SiteError(f"{src_uri}: {e}") from e
         if QUIZ_DIRECTIVE in markdown:
             markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
+        markdown = self.takehome.page_markdown(markdown, src_uri)
         markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
         if GLOSSARY_DIRECTIVE in markdown:
             titles = nav_titles(nav)
@@ -143,8 +168,12 @@ class Site:
             markdown = markdown.replace(GLOSSARY_DIRECTIVE, site_glossary.render_markdown(self.glossary, self.lang, here))
         return markdown
 
-    def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None) -> str:
-        """``glossary_url``: the glossary page's URL in this build, or None when it has none."""
+    def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None, toc=None) -> str:
+        """``glossary_url``: the glossary page's URL in this build, or None when it has none; ``toc``:
+        the page's table of contents (MkDocs anchor links), which a notebook page's heading ids retarget."""
+        html_text, _ = self.takehome.notebook_headings(self.takehome.page_html(html_text, src_uri), src_uri)
+        if toc is not None:
+            self.retarget_toc(src_uri, toc)
         html_text = assets.wrap_data(html_text)
         # Math and term links are pure functions of the page: cached by content (normsite.stepcache).
         html_text, n_math = stepcache.cached("math", (html_text, src_uri),
@@ -160,10 +189,38 @@ class Site:
         return html_text
 
     def notebook_downloads(self, src_uri: str) -> dict | None:
-        return notebooks.downloads(src_uri)
+        """For overrides/main.html: a notebook page's downloads, its kernel line, Colab and repository links."""
+        found = notebooks.downloads(src_uri)
+        return found and {**found, **(self.takehome.notebook_links(src_uri) or {})}
+
+    def retarget_toc(self, src_uri: str, toc) -> None:
+        """Give a notebook page's table of contents (MkDocs anchor links: ``.id``, ``.children``) the
+        heading ids page_html gave the page, in order; SiteError if the two disagree in number."""
+        ids = self.takehome.heading_ids.get(src_uri)
+        if ids is None:
+            return
+
+        def flat(links):
+            for link in links:
+                yield link
+                yield from flat(link.children)
+
+        links = list(flat(toc))
+        if len(links) != len(ids):
+            raise SiteError(f"{src_uri}: {len(ids)} headings on the page but {len(links)} in its table of contents")
+        for link, new_id in zip(links, ids):
+            link.id = new_id
+
+    def checked_render(self, render, src_uri: str, source: str):
+        return colab.checked_render(render, src_uri, source) if notebooks.is_notebook(src_uri) else render
 
     def post_page(self, output: str, src_uri: str) -> str:
         return notebooks.scrub_page(output, src_uri)
+
+    def post_build(self, site_dir: str | Path) -> str:
+        """The downloads filled in and the wheel checked (SiteError if missing); returns the report line."""
+        self.takehome.post_build(site_dir)
+        return self.report()
 
     # ------------------------------------------------------------ report
 

@@ -16,7 +16,8 @@ from normref import cache
 
 from . import SiteError, csstrim
 
-__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "code_closure", "downloads", "scrub_page", "stable_cell_ids"]
+__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "code_closure", "execution_config", "downloads", "scrub_page",
+           "stable_cell_ids"]
 
 
 def is_notebook(src_uri: str) -> bool:
@@ -29,30 +30,46 @@ def ipynb_uri(src_uri: str) -> str:
     return f"{stem}/{posixpath.basename(stem)}.ipynb"
 
 
-def ipynb_text(path: str) -> str:
-    """The jupytext notebook at ``path`` as .ipynb text, unexecuted, byte-stable.
+def ipynb_text(path: str | Path, wheel_url: str) -> str:
+    """The jupytext notebook at ``path`` as .ipynb text: unexecuted, byte-stable, installing from ``wheel_url``.
 
+    This one function makes both the .ipynb the site offers for download and
+    the committed copy that Colab opens (normsite.colab), so the two agree
+    whenever they name the same site. The source names the wheel by a token
+    (normsite.install.WHEEL_TOKEN); the site's address goes in its place.
     nbformat gives each new cell a random id; number them instead, or every
-    build would differ. The jupytext pairing header is dropped: the download is
-    a plain notebook."""
+    build would differ. The jupytext pairing header is dropped (the download is
+    a plain notebook) and the wheel's address is recorded in the metadata
+    (``normref.wheel_url``), so a committed copy can be checked for staleness."""
     import jupytext
 
-    nb = jupytext.read(path)
+    from .install import fill_wheel_url
+
+    text = fill_wheel_url(Path(path).read_text(encoding="utf-8"), wheel_url)
+    nb = jupytext.reads(text, fmt="py:percent")
     nb.metadata.pop("jupytext", None)
+    nb.metadata["normref"] = {"wheel_url": wheel_url}
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i}"
+        if cell.cell_type == "code":
+            cell["outputs"], cell["execution_count"] = [], None
     return jupytext.writes(nb, fmt="ipynb")
 
 
 def _code(path: Path) -> str:
-    """A notebook's Python: a jupytext .py file is Python already (its magics are comments);
-    of an .ipynb, the code cells without their magic and shell lines."""
+    """A notebook's Python: its code cells (a jupytext .py file read as the notebook it becomes),
+    each magic or shell line replaced by ``pass`` at its indentation. A commented magic is not
+    enough: an install cell's ``%pip`` is the body of an ``if``, which a comment leaves empty."""
     if path.suffix == ".py":
-        return path.read_text(encoding="utf-8")
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        import jupytext
+
+        cells = jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent").cells
+    else:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     src = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
            if c["cell_type"] == "code"]
-    return "\n".join(line for block in src for line in block.splitlines() if not line.lstrip().startswith(("%", "!")))
+    return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
+                     for block in src for line in block.splitlines())
 
 
 def code_closure(folder: str | Path) -> tuple[str, ...]:
@@ -66,6 +83,40 @@ def code_closure(folder: str | Path) -> tuple[str, ...]:
             except SyntaxError as e:
                 raise SiteError(f"notebook {nb}: not valid Python: {e}") from e
     return tuple(sorted(found))
+
+
+COALESCE = "nbconvert.preprocessors.CoalesceStreamsPreprocessor"
+EXECUTE = "nbconvert.preprocessors.ExecutePreprocessor"
+
+
+def execution_config(folder: str | Path) -> str:
+    """Write the nbconvert configuration the build's notebook runs read; return its short hash.
+
+    A cell's printed text reaches nbconvert in as many stream messages as the
+    kernel happened to flush, and each becomes its own output block on the
+    page: on a busy machine one print loop came out as two blocks, and two
+    builds of one commit differed. nbconvert can merge consecutive stream
+    outputs (CoalesceStreamsPreprocessor), but by default it runs that step
+    before it executes the notebook; here it runs right after. mkdocs-jupyter
+    loads the user's nbconvert configuration (NbConvertApp.load_config_file),
+    so the caller points JUPYTER_CONFIG_PATH at ``folder``. The hash belongs in
+    the notebook cache's key: pages rendered otherwise must not be reused."""
+    import hashlib
+
+    from nbconvert.exporters.exporter import Exporter
+
+    order = [p for p in Exporter().default_preprocessors if p != COALESCE]
+    if EXECUTE not in order:
+        raise SiteError(f"nbconvert's default preprocessors no longer include {EXECUTE}; see normsite/notebooks.py")
+    order.insert(order.index(EXECUTE) + 1, COALESCE)
+    text = json.dumps({"Exporter": {"default_preprocessors": order},
+                       "CoalesceStreamsPreprocessor": {"enabled": True}}, indent=1, sort_keys=True) + "\n"
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "jupyter_nbconvert_config.json"
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def downloads(src_uri: str) -> dict | None:

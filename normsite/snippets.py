@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 TIMEOUT_S = 300
 
-__all__ = ["SNIPPETS", "path", "key", "run", "code_block", "output_block"]
+__all__ = ["SNIPPETS", "path", "key", "run", "failure_line", "code_block", "output_block"]
 
 
 def path(name: str) -> Path:
@@ -57,12 +58,19 @@ def run(name: str) -> tuple[str, bool]:
         except subprocess.TimeoutExpired as e:
             raise SiteError(f"snippet {name} ran longer than {TIMEOUT_S} s") from e
         if proc.returncode != 0:
-            raise SiteError(f"snippet {name} exited with {proc.returncode}:\n{proc.stderr[-2000:]}")
+            raise SiteError(f"{failure_line(name, proc.stderr)} (exit status {proc.returncode}):\n{proc.stderr[-2000:]}")
         return proc.stdout
 
     # Under the entry's lock: two processes that need the same output run the snippet once.
     return cache.get_or_compute("snippets", k, ".txt", execute, lambda s: s.encode("utf-8"),
                                 lambda b: b.decode("utf-8"))
+
+
+def failure_line(name: str, stderr: str) -> str:
+    """"snippet NAME failed at line N: the error" from a traceback: its last frame in the snippet's own file."""
+    lines = re.findall(r'File "[^"]*' + re.escape(name) + r'", line (\d+)', stderr)
+    last = next((ln.strip() for ln in reversed(stderr.strip().splitlines()) if ln.strip()), "no error message")
+    return f"snippet {name} failed" + (f" at line {lines[-1]}" if lines else "") + f": {last}"
 
 
 def code_block(name: str) -> str:

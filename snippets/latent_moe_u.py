@@ -5,8 +5,9 @@ A scaled-down K3 shape: width d = 64, latent width ℓ = 32, 4 of 224 routed exp
 that all have the same length (as a Pre-RMSNorm block would hand them over) and
 print how much ‖u‖, the aggregated routed output, varies from token to token,
 then what W↑ makes of it without the norm (the original LatentMoE) and with it
-(Kimi K3, Eq. 11). The coefficient of variation (CV) is std / mean. Needs torch
-and normref (pip install it from the repository).
+(Kimi K3, Eq. 11). The coefficient of variation (CV) is std / mean. Needs normref
+with torch: the site publishes normref as a wheel, and the pip line is next to
+this code on the site.
 """
 import torch
 

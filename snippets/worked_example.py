@@ -3,7 +3,8 @@
 The worked example of the home page: x = [2, -1, 3, 0]. Square, average, take
 the square root (that is the RMS), divide. The zero stays zero, the signs and
 the proportions stay, only the size changes. Needs numpy; the last part needs
-normref (pip install it from the repository).
+normref, which the site publishes as a wheel (the pip line is next to this code
+on the site, and in the README).
 """
 import numpy as np
 

@@ -51,9 +51,12 @@ def pages(site: Path, lang: str) -> list[Path]:
     return out
 
 
-def build_site(out: Path, site_url: str | None = None, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+def build_site(out: Path, site_url: str | None = None, env_extra: dict | None = None,
+               langs: tuple[str, ...] = LANGS) -> subprocess.CompletedProcess:
     """Strict build of both languages into ``out`` (zh at out/, en at out/en/), for ``site_url``
-    (NORMREF_SITE_URL; mkdocs.yml's default when None). Returns the builds' logs as stderr.
+    (NORMREF_SITE_URL; mkdocs.yml's default when None). Returns the builds' logs as stderr;
+    a failed build raises AssertionError with the end of its log. ``langs``: build only
+    these (zh first), say to show what a lone English build is missing.
 
     Tests reach this through conftest's ``site_builder`` fixture, so that a test that
     builds is marked ``build`` (conftest.py); the cache is the session's (NORMREF_CACHE)."""
@@ -61,7 +64,11 @@ def build_site(out: Path, site_url: str | None = None, env_extra: dict | None = 
     if site_url is not None:
         env["NORMREF_SITE_URL"] = site_url
     logs = []
-    for cfg, dest in (("mkdocs.yml", out), ("mkdocs.en.yml", out / "en")):
+    bad = set(langs) - set(LANGS)
+    if bad:
+        raise ValueError(f"langs must be drawn from {LANGS}, got {langs!r}")
+    builds = {"zh": ("mkdocs.yml", out), "en": ("mkdocs.en.yml", out / "en")}
+    for cfg, dest in (builds[lang] for lang in LANGS if lang in langs):
         p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", cfg, "-d", str(dest)],
                            cwd=ROOT, env=env, capture_output=True, text=True)
         logs.append(p.stderr)

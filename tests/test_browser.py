@@ -34,7 +34,7 @@ from support import LANGS, ROOT, SCREENSHOTS, Served, Tab, axe_violations
 # search_cases() giving objects with .lang, .query and .anchor ("glossary/#id").
 BUILTIN_QUERIES = [
     ("zh", "RMSNorm", ""),
-    ("zh", "均方根", ""),
+    ("zh", "均方根", "glossary/#rms"),  # the definition first (issue L), not a page that uses the word
     ("zh", "归一化", ""),
     ("zh", "尺度不变性", "notebooks/scale_invariance/"),
     ("zh", "LayerNorm", ""),

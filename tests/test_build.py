@@ -77,7 +77,12 @@ def test_no_resource_from_another_host(site):
     for lang in LANGS:
         for p in pages(site, lang):
             assert 'class="mermaid"' not in p.read_text(encoding="utf-8")
-    assert "repo_url" not in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    # A repository link exists only in a build for a repository (NORMREF_REPO_URL; tests/test_repo_links.py),
+    # and even then it is not Material's "source" component, which fetches stars and forks from api.github.com.
+    assert re.search(r"^repo_url: !ENV \[NORMREF_REPO_URL, null\]$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    for lang in LANGS:
+        for p in pages(site, lang):
+            assert 'data-md-component="source"' not in p.read_text(encoding="utf-8"), p
 
 
 def test_math_is_typeset_at_build_time(site):
@@ -231,6 +236,8 @@ def test_no_raw_tex_left_in_any_page(site):
         for p in pages(site, lang):
             html = p.read_text(encoding="utf-8")
             html = re.sub(r"<(pre|code|script|style|annotation)[\s>].*?</\1>", "", html, flags=re.S)
+            # A notebook cell's code again, hidden, for mkdocs-jupyter's copy button: code, not prose.
+            html = re.sub(r'<div class="clipboard-copy-txt"[^>]*>.*?</div>', "", html, flags=re.S)
             for m in raw.finditer(re.sub(r"<[^>]+>", "", html)):
                 problems.append(f"{p.relative_to(site)}: …{m.group(0)[:60]}…")
     assert not problems, "\n".join(problems[:20])

@@ -1,7 +1,7 @@
 """The test tiers stay honest: markers follow cost, helpers live in one place, the cache is the session's.
 
-`make test-fast` deselects the tests marked build, browser or models; conftest.py
-sets those markers from the fixtures a test uses. These tests keep that true:
+`make test-fast` deselects the tests marked build, browser, models or copy;
+conftest.py sets the first three from the fixtures a test uses. These tests keep that true:
 a small pytest session of its own shows the markers being earned (and a wrong
 hand-written one refused), no test file imports another, and this session's
 cache is a temporary folder, not the developer's .cache.
@@ -22,7 +22,7 @@ import yaml
 from support import ROOT
 
 TESTS = ROOT / "tests"
-FAST = ("build", "browser", "models")  # what `make test-fast` deselects
+FAST = ("build", "browser", "models", "copy")  # what `make test-fast` deselects (copy: written on test_copy.py)
 
 
 def _test_files() -> list[Path]:
@@ -162,7 +162,7 @@ def _make_targets() -> dict[str, str]:
     return {m.group(1): m.group(2) for m in re.finditer(r"^([a-z][\w-]*):[^\n]*\n((?:\t[^\n]*\n)*)", text, re.M)}
 
 
-def test_the_fast_tier_deselects_build_browser_and_models_and_the_full_suite_does_not():
+def test_the_fast_tier_deselects_build_browser_models_and_copy_and_the_full_suite_does_not():
     targets = _make_targets()
     fast = re.search(r'-m "([^"]+)"', targets["test-fast"]).group(1)
     assert fast == " and ".join(f"not {m}" for m in FAST), fast

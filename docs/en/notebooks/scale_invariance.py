@@ -9,32 +9,61 @@
 # ---
 
 # %% [markdown]
-# # Notebook: RMSNorm's scale invariance
+# # Notebook: the worked example and RMSNorm's scale invariance
 #
-# The same experiment as the home page, to run on your own machine.
-# Install the repository first (`pip install .` from its root), then run the cells top to bottom.
-# We stretch one fixed random vector by factors from 0.1 to 10 and compare the length of the
-# input with the length of RMSNorm's output. The data is synthetic (seeded).
+# The home page's two measurements, to run on your own machine: RMSNorm by hand on four numbers, then one
+# fixed random vector stretched by factors from 0.1 to 10 (synthetic data, seed 0). Change a number in a
+# cell and run it again.
+#
+# **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` from this
+# site when it is missing, so it needs nothing but a Python kernel.
+
+# %%
+# Install normref (the package that computed this page's numbers) and what this notebook
+# imports, from the site's own wheel. Skipped when they are installed already (in the
+# site's build, say, or on a second run).
+import importlib.util
+
+if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib")):
+    # %pip install -q "normref[plot] @ NORMREF_WHEEL_URL"
+
+# %% [markdown]
+# ## The worked example
+#
+# Square, average, take the square root, divide. `normref.rms_norm` does the same, with an
+# ε inside the square root and a gain *g* = 1 until a model learns one.
 
 # %%
 import numpy as np
-import matplotlib.pyplot as plt
 
 import normref
+
+x = np.array([2.0, -1.0, 3.0, 0.0])  # try your own numbers
+rms = np.sqrt(np.mean(x**2))
+print("RMS(x) =", round(float(rms), 4))
+print("by hand:", np.round(x / rms, 4))
+print("normref:", np.round(normref.rms_norm(x), 4))
+print("L2 of the output:", round(float(np.linalg.norm(normref.rms_norm(x))), 4), "= sqrt(d) =", np.sqrt(x.size))
+
+# %% [markdown]
+# ## Scale invariance
+#
+# `scale_sweep` is the function behind the home page's figure: it stretches one vector and measures the
+# length of the input and of RMSNorm's output at every factor.
+
+# %%
+import matplotlib.pyplot as plt
+
 from normref.experiments.scale import scale_sweep
 
-r = scale_sweep(d=256, seed=0)
+r = scale_sweep(d=256, seed=0)  # try d=1024, or another seed
 print("d =", r["d"], " sqrt(d) =", r["sqrt_d"])
 print("input L2, smallest and largest:", r["l2_in"].min().round(3), r["l2_in"].max().round(3))
 print("output L2, smallest and largest:", r["l2_out"].min().round(6), r["l2_out"].max().round(6))
 
-# %% [markdown]
-# The input length spans two orders of magnitude; the output length does not move from sqrt(d).
-
-# %%
 fig, ax = plt.subplots(figsize=(6, 3.4))
-ax.loglog(r["scales"], r["l2_in"], label="L2 of the input c·x")
-ax.loglog(r["scales"], r["l2_out"], label="L2 of RMSNorm(c·x)")
+ax.loglog(r["scales"], r["l2_in"], label="input c·x")
+ax.loglog(r["scales"], r["l2_out"], label="RMSNorm(c·x)")
 ax.axhline(r["sqrt_d"], ls="--", lw=1, color="gray")
 ax.set_xlabel("stretch factor c")
 ax.set_ylabel("L2 length")
@@ -42,8 +71,10 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# **Try it:** change `d` to 1024. Where does the flat line move to? Then add a gain:
-# `normref.rms_norm(x, gain=g)` with `g = np.full(256, 0.5)` halves the output length. Check it below.
+# The input length spans two orders of magnitude; the output length stays at √d.
+#
+# **Try it:** with `d=1024` the flat line moves to 32. Then add a gain: `normref.rms_norm(x, gain=g)`
+# with `g = np.full(256, 0.5)` halves the output length. Check it below.
 
 # %%
 x = np.random.default_rng(0).standard_normal(256)

@@ -1,0 +1,100 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Notebook: the normalized LatentMoE of K3 §2.3.1
+#
+# Kimi K3 puts an RMSNorm between the aggregated routed output *u* and the up-projection W↑
+# (Eq. 11). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
+# does to it, on `normref.moe.LatentMoE` in a scaled-down K3 shape; then it trains a toy model with and
+# without the norm. This notebook reruns both with the same functions and settings. Everything is
+# synthetic and seeded; the toy training takes about 15 s on two cores the first time, then it is cached.
+#
+# **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
+# from this site when it is missing.
+
+# %%
+# Install normref (the package that computed this page's numbers) and what this notebook
+# imports, from the site's own wheel. Skipped when they are installed already (in the
+# site's build, say, or on a second run).
+import importlib.util
+
+if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
+    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+# %% [markdown]
+# ## One block, 2048 tokens of equal length
+
+# %%
+import torch
+
+from normref.moe import LatentMoE, LatentMoEConfig
+from normref.nn import rms_norm
+
+torch.manual_seed(0)
+cfg = LatentMoEConfig(d_model=64, d_latent=32, n_experts=224, top_k=4, d_expert=32, n_shared=2, d_shared=64,
+                      temperature=0.2, normalize_latent=True)  # try top_k=16, or temperature=1.0
+moe = LatentMoE(cfg)
+x = rms_norm(torch.randn(2048, cfg.d_model))  # every token has length sqrt(64) = 8
+with torch.no_grad():
+    y, aux = moe(x, return_aux=True)
+    without = moe.up(aux.u)  # the original LatentMoE: W_up u
+for name, v in (("||u||", aux.u), ("||RMSNorm(u)||", aux.u_in), ("||W_up u|| (no norm)", without),
+                ("||W_up RMSNorm(u)|| (K3)", aux.routed), ("||shared branch||", aux.shared)):
+    n = v.norm(dim=-1)
+    print(f"{name:<26} mean {n.mean():7.3f}   CV {n.std(unbiased=False) / n.mean():.3f}")
+
+# %% [markdown]
+# ## The sweeps behind the page's figures
+#
+# `u_spread` changes one factor at a time around the base point (top-k, routing temperature, expert count,
+# the spread of expert sizes) and measures the coefficient of variation (CV, std / mean) of each length.
+# Unlike the block above, its experts get a synthetic spread of output sizes (σ = 0.5, standing in
+# for trained experts of unequal size), so ‖u‖ varies more at the base point.
+
+# %%
+import matplotlib.pyplot as plt
+
+from normref.experiments.moe import u_spread
+
+r = u_spread()
+b = r["base_run"]
+print(f"base point: CV of ||u|| {b['cv_u']:.3f}; routed branch without the norm {b['cv_routed_raw']:.3f},"
+      f" with it {b['cv_routed_norm']:.3f}; shared branch {b['cv_shared']:.3f}")
+sweep = r["sweeps"]["temperature"]  # or "top_k", "n_experts", "expert_spread"
+fig, ax = plt.subplots(figsize=(6, 3.4))
+for key, label in (("cv_u", "||u||"), ("cv_routed_raw", "W_up u"), ("cv_routed_norm", "W_up RMSNorm(u)"),
+                   ("cv_shared", "shared")):
+    ax.plot([f"{v:g}" for v in sweep["values"]], [run[key] for run in sweep["runs"]], marker="o", label=label)
+ax.set_xlabel("routing temperature")
+ax.set_ylabel("CV of per-token length")
+ax.set_ylim(bottom=0)
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## A toy training comparison
+#
+# A two-block Pre-RMSNorm stack with one LatentMoE per block learns a teacher that switches with the input's
+# cluster. For each seed both variants start from the same weights and see the same batches.
+
+# %%
+import numpy as np
+
+from normref.experiments.moe import toy_training
+
+r = toy_training()  # the page's setting: seeds (0, 1, 2), learning rates 3e-3 and 1e-2
+print(f"predicting the mean scores an MSE of {r['predict_mean_mse']:.3f}")
+for lr in r["lrs"]:
+    for normalize in (False, True):
+        final = [run["val"][-1] for run in r["runs"] if run["lr"] == lr and run["normalize"] == normalize]
+        label = "W_up RMSNorm(u)" if normalize else "W_up u         "
+        print(f"lr {lr:g}: {label} final validation MSE {np.mean(final):.4f} (seeds: "
+              + ", ".join(f"{v:.4f}" for v in final) + ")")

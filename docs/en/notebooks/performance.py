@@ -1,0 +1,87 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Notebook: RMSNorm vs LayerNorm, passes and bytes
+#
+# The performance page argues that a norm is memory-bound: what counts is how many times an implementation
+# reads and writes the tensor, measured against a plain copy. This notebook counts those passes, draws the
+# page's roofline from the committed benchmark run, and then times the implementations on your machine
+# with the same benchmark code.
+#
+# **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
+# from this site when it is missing.
+
+# %%
+# Install normref (the package that computed this page's numbers) and what this notebook
+# imports, from the site's own wheel. Skipped when they are installed already (in the
+# site's build, say, or on a second run).
+import importlib.util
+
+if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
+    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+# %% [markdown]
+# ## Passes over memory
+#
+# `pass_counts` runs each eager implementation once under a dispatch mode that sees every aten op and counts
+# the full reads and writes of *x*-sized tensors. A fused kernel makes two, like a copy.
+
+# %%
+from normref import bench
+
+for (family, norm), c in bench.pass_counts(d=256).items():
+    print(f"{family:>10} {norm:>4}: {c['passes']:2d} passes ({c['reads']} reads, {c['writes']} writes): "
+          + " ".join(c["ops"]))
+
+# %% [markdown]
+# ## The roofline, from the committed run
+#
+# `normref/results/bench-cpu.json` is the full `python -m normref bench` run that the page's figures draw.
+
+# %%
+import matplotlib.pyplot as plt
+
+from normref.results import bench_cpu
+
+rep = bench_cpu()
+m = rep["machine"]
+print(f"measured on {m['cpu_model']}, {m['torch_threads']} threads, torch {m['torch']}, {m['date'][:10]}")
+rows = [r for r in rep["results"] if r["device"] == "cpu" and r["mode"] == "forward" and r["dtype"] == "float32"]
+fig, ax = plt.subplots(figsize=(6, 3.4))
+for family in ("functional", "normref"):
+    for norm, ls in (("rms", "-"), ("ln", "--")):
+        pts = sorted((r["d"], r["copy_fraction"]) for r in rows if r["family"] == family and r["norm"] == norm)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], ls=ls, marker="o", ms=3, label=f"{family} {norm}")
+ax.set_xscale("log", base=2)
+ax.set_xlabel("hidden size d")
+ax.set_ylabel("fraction of the copy's bandwidth")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## On your machine
+#
+# The same benchmark code, on a smaller tensor so it takes a few seconds. Timings differ from run to run;
+# the site's build skips it (its pages must come out the same bytes every time), so on the site this cell
+# only says so; run it to see your machine's numbers.
+
+# %%
+import os
+
+if os.environ.get("NORMREF_SITE_BUILD"):
+    print("(timing skipped while the site was built)")
+else:
+    cfg = bench.BenchConfig(total=1024 * 1024, dims=(1024, 4096), dtypes=("float32",), modes=("forward",),
+                            warmup=2, repeats=7, compile=False)  # try total=4096 * 4096, as the page's run
+    mine = bench.run_bench(cfg, log=lambda *a: None)
+    for r in mine["results"]:
+        print(f"d = {r['d']:5d}  {r['impl']:<20} {r['time_s']['median'] * 1e3:7.3f} ms  "
+              f"{r['copy_fraction']:5.0%} of the copy's bandwidth")

@@ -1,0 +1,97 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Notebook: Post-LN vs Pre-LN, measured
+#
+# The toll-booth page's three pieces of evidence, with the same normref functions and the same settings as
+# its figures: per-layer gradients at initialisation, the length of the residual stream against Lemma 2 of
+# Xiong et al. (2020), and a short training run with and without warmup. Everything is synthetic and
+# seeded; results are cached on disk under `.cache/normref`, so a second run is instant. The training run
+# takes about 15 s on two cores the first time.
+#
+# **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
+# from this site when it is missing.
+
+# %%
+# Install normref (the package that computed this page's numbers) and what this notebook
+# imports, from the site's own wheel. Skipped when they are installed already (in the
+# site's build, say, or on a second run).
+import importlib.util
+
+if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
+    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+# %% [markdown]
+# ## Evidence 1: the gradient of each layer at initialisation
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+from normref.experiments import toll_booth as tb
+
+r = tb.grad_per_layer()  # the page's setting; try n_layer=24, or seeds=(0, 1)
+for p in ("post", "pre"):
+    mean = r[p].mean(axis=0)
+    print(f"{p:>4}-LN: layer 1 / layer {len(mean)} = {mean[0] / mean[-1]:.2f}")
+fig, ax = plt.subplots(figsize=(6, 3.4))
+for p in ("post", "pre"):
+    ax.plot(r["layers"], r[p].mean(axis=0), marker="o", label=f"{p}-LN")
+ax.set_xlabel("layer l (1 = nearest the input)")
+ax.set_ylabel("||dloss/dW_FFN||")
+ax.set_ylim(bottom=0)
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## Evidence 2: the residual stream at initialisation
+#
+# Lemma 2: Post-LN's sum before its last norm has E‖x‖² = 3d/2; Pre-LN's stream lies
+# between (1 + l/2)·d and (1 + 3l/2)·d.
+
+# %%
+r = tb.stream_norms()
+d, layers = r["d"], r["layers"]
+b = tb.lemma2_bounds(d, layers)
+print(f"Post-LN x + FFN(x): {r['post_sum'].mean() / d:.2f} d (the lemma: 1.5 d)")
+print(f"Pre-LN at layer {layers[-1]}: {r['pre'].mean(axis=0)[-1] / d:.2f} d "
+      f"(the lemma: {b['pre_lo'][-1] / d:.1f} d to {b['pre_hi'][-1] / d:.1f} d)")
+fig, ax = plt.subplots(figsize=(6, 3.4))
+ax.plot(layers, r["pre"].mean(axis=0) / d, marker="o", label="Pre-LN stream")
+ax.plot(layers, r["post"].mean(axis=0) / d, marker="o", label="Post-LN layer output")
+ax.fill_between(layers, b["pre_lo"] / d, b["pre_hi"] / d, alpha=0.15, label="Lemma 2, Pre-LN bounds")
+ax.set_xlabel("layer l (0 = the input)")
+ax.set_ylabel("E||x_l||^2 / d")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## Evidence 3: training with and without warmup
+#
+# Four runs on the same synthetic data from the same seed. `TrainSetting` holds every knob: change `steps`,
+# `lr` or `warmup` and run the cell again (a new setting is a new cache entry).
+
+# %%
+setting = tb.TrainSetting()  # e.g. tb.TrainSetting(lr=3e-4, warmup=80)
+r = tb.warmup_runs(setting)
+print(f"uniform guess ln V = {r['uniform']:.3f}, lowest possible loss = {r['entropy']:.3f}")
+print("mean loss over the last 20 steps:")
+for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
+    print(f"  {key:<12} {np.mean(r[key][-20:]):.3f}")
+fig, ax = plt.subplots(figsize=(6, 3.4))
+k = 10
+for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
+    ax.plot(np.convolve(r[key], np.ones(k) / k, mode="valid"), label=key)
+ax.axhline(r["entropy"], ls=":", color="gray")
+ax.set_xlabel("training step")
+ax.set_ylabel("loss (nats), 10-step mean")
+ax.legend()
+plt.show()

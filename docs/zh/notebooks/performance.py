@@ -1,0 +1,82 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 笔记本：RMSNorm 与 LayerNorm，遍数与字节
+#
+# 性能一页的论点是：归一化受限于内存，要看的是一个实现把张量读写了几遍，并拿它和一次普通的拷贝比。这个笔记本
+# 先数这些遍数，再用仓库里提交的那次基准测试画出页面上的 roofline，最后用同一套基准代码在你的机器上计时。
+#
+# **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
+
+# %%
+# 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
+# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过。
+import importlib.util
+
+if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
+    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+# %% [markdown]
+# ## 内存遍数
+#
+# `pass_counts` 让每个 eager 实现在一个能看到所有 aten 算子的 dispatch 模式下跑一次，数它对 *x* 大小的张量整读、
+# 整写了几次。融合内核只有两遍，和拷贝一样。
+
+# %%
+from normref import bench
+
+for (family, norm), c in bench.pass_counts(d=256).items():
+    print(f"{family:>10} {norm:>4}：{c['passes']:2d} 遍（读 {c['reads']}、写 {c['writes']}）：" + " ".join(c["ops"]))
+
+# %% [markdown]
+# ## 提交在仓库里的那次测量：roofline
+#
+# `normref/results/bench-cpu.json` 是一次完整的 `python -m normref bench`，页面上的图都由它画出。下图横轴是隐藏
+# 宽度 *d*，纵轴是达到了拷贝带宽的几成；实线是 RMSNorm，虚线是 LayerNorm。
+
+# %%
+import matplotlib.pyplot as plt
+
+from normref.results import bench_cpu
+
+rep = bench_cpu()
+m = rep["machine"]
+print(f"测量于 {m['cpu_model']}，{m['torch_threads']} 线程，torch {m['torch']}，{m['date'][:10]}")
+rows = [r for r in rep["results"] if r["device"] == "cpu" and r["mode"] == "forward" and r["dtype"] == "float32"]
+fig, ax = plt.subplots(figsize=(6, 3.4))
+for family in ("functional", "normref"):
+    for norm, ls in (("rms", "-"), ("ln", "--")):
+        pts = sorted((r["d"], r["copy_fraction"]) for r in rows if r["family"] == family and r["norm"] == norm)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], ls=ls, marker="o", ms=3, label=f"{family} {norm}")
+ax.set_xscale("log", base=2)
+ax.set_xlabel("$d$")
+ax.set_ylabel("copy bandwidth share")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## 在你的机器上
+#
+# 同一套基准代码，换一个小一点的张量，几秒钟就能跑完。计时每次都不一样；本站构建时跳过这一步（页面每次构建都必须
+# 得到相同的字节），所以站上这个单元只说明它被跳过了，你自己运行才会看到你机器上的数字。
+
+# %%
+import os
+
+if os.environ.get("NORMREF_SITE_BUILD"):
+    print("（构建本站时跳过了计时）")
+else:
+    cfg = bench.BenchConfig(total=1024 * 1024, dims=(1024, 4096), dtypes=("float32",), modes=("forward",),
+                            warmup=2, repeats=7, compile=False)  # 试试 total=4096 * 4096，和页面那次一样
+    mine = bench.run_bench(cfg, log=lambda *a: None)
+    for r in mine["results"]:
+        print(f"d = {r['d']:5d}  {r['impl']:<20} {r['time_s']['median'] * 1e3:7.3f} ms  "
+              f"拷贝带宽的 {r['copy_fraction']:5.0%}")

@@ -1,0 +1,95 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 笔记本：实测 Post-LN 与 Pre-LN
+#
+# 收费站一页的三条证据，用同样的 normref 函数、和页面配图一样的设置重算一遍：初始化时每层的梯度、残差流的长度
+# 与 Xiong 等（2020）Lemma 2 的对照，以及一次有无 warmup 的小训练。全部是合成数据、固定种子；结果缓存在
+# `.cache/normref` 下，第二次运行立刻出结果。第一次跑训练在两核机器上大约 15 秒。
+#
+# **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
+
+# %%
+# 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
+# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过。
+import importlib.util
+
+if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
+    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+# %% [markdown]
+# ## 证据一：初始化时每层的梯度
+#
+# 横轴是层号 *l*（1 最靠近输入），纵轴是该层 FFN 权重的梯度范数，取各随机种子的平均。
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+from normref.experiments import toll_booth as tb
+
+r = tb.grad_per_layer()  # 页面上的设置；试试 n_layer=24，或 seeds=(0, 1)
+for p in ("post", "pre"):
+    mean = r[p].mean(axis=0)
+    print(f"{p:>4}-LN：第 1 层 / 第 {len(mean)} 层 = {mean[0] / mean[-1]:.2f}")
+fig, ax = plt.subplots(figsize=(6, 3.4))
+for p in ("post", "pre"):
+    ax.plot(r["layers"], r[p].mean(axis=0), marker="o", label=f"{p.capitalize()}-LN")
+ax.set_xlabel("$l$")
+ax.set_ylabel(r"$\|\partial\mathcal{L}/\partial W_{\mathrm{FFN}}\|$")
+ax.set_ylim(bottom=0)
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## 证据二：初始化时的残差流
+#
+# Lemma 2：Post-LN 在最后一次归一化之前的和满足 E‖x‖² = 3d/2；Pre-LN 的残差流落在
+# (1 + l/2)·d 与 (1 + 3l/2)·d 之间。下图纵轴是 E‖x_l‖² / d，阴影是 Pre-LN 的上下界。
+
+# %%
+r = tb.stream_norms()
+d, layers = r["d"], r["layers"]
+b = tb.lemma2_bounds(d, layers)
+print(f"Post-LN 的 x + FFN(x)：{r['post_sum'].mean() / d:.2f} d（Lemma 2：1.5 d）")
+print(f"Pre-LN 第 {layers[-1]} 层：{r['pre'].mean(axis=0)[-1] / d:.2f} d"
+      f"（Lemma 2：{b['pre_lo'][-1] / d:.1f} d 到 {b['pre_hi'][-1] / d:.1f} d）")
+fig, ax = plt.subplots(figsize=(6, 3.4))
+ax.plot(layers, r["pre"].mean(axis=0) / d, marker="o", label="Pre-LN")
+ax.plot(layers, r["post"].mean(axis=0) / d, marker="o", label="Post-LN")
+ax.fill_between(layers, b["pre_lo"] / d, b["pre_hi"] / d, alpha=0.15, label="Lemma 2")
+ax.set_xlabel("$l$")
+ax.set_ylabel(r"$\mathbb{E}\|x_l\|^2 / d$")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## 证据三：有无 warmup 的训练
+#
+# 同一份合成数据、同一个初始化种子，跑四次。所有开关都在 `TrainSetting` 里：改 `steps`、`lr` 或 `warmup`
+# 后重跑这个单元即可（新设置就是新的缓存条目）。图中是 10 步滑动平均的损失，点线是这份数据上可能的最低损失。
+
+# %%
+setting = tb.TrainSetting()  # 例如 tb.TrainSetting(lr=3e-4, warmup=80)
+r = tb.warmup_runs(setting)
+print(f"均匀猜测 ln V = {r['uniform']:.3f}，可能的最低损失 = {r['entropy']:.3f}")
+print("最后 20 步的平均损失：")
+for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
+    print(f"  {key:<12} {np.mean(r[key][-20:]):.3f}")
+fig, ax = plt.subplots(figsize=(6, 3.4))
+k = 10
+for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
+    ax.plot(np.convolve(r[key], np.ones(k) / k, mode="valid"), label=key)
+ax.axhline(r["entropy"], ls=":", color="gray")
+ax.set_xlabel("step")
+ax.set_ylabel(r"$\mathcal{L}$ (nats)")
+ax.legend()
+plt.show()

