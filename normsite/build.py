@@ -4,6 +4,7 @@
 counts it reports) and has one method per step the hooks call:
 
     configure      -> this build's site_url and both languages' roots; its repository links
+    plugins        -> mkdocs-jupyter's cache and execution; the search index's per-page cache
     generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads)
     page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
                       block next to each snippet
@@ -33,7 +34,7 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, notebooks, release, stepcache
+from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, notebooks, release, searchcache, stepcache
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
@@ -79,6 +80,7 @@ class Site:
         self.takehome = TakeHome(lang, self.docs_dir)
         self.repository: dict = {"edit_uri": None, "repo_name": None}
         self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
+        self._jieba_taught = False
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
@@ -93,15 +95,34 @@ class Site:
         self.nbconvert_hash = notebooks.execution_config(nb_config)
         paths = [str(nb_config)] + [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
         os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(dict.fromkeys(paths))
-        import jieba  # Material's search segments Chinese with jieba: teach it the glossary's word parts
-
-        for word in self.jieba_words():
-            jieba.add_word(word)
         return site_url, i18n
+
+    def teach_jieba(self) -> None:
+        """Material's search segments Chinese with jieba: teach it the glossary's word parts. Called
+        before the first page the search index has to segment (plugins()), not at configure: loading
+        jieba's dictionary costs half a second per build, and a warm build reads every page's search
+        entries from the cache (normsite.searchcache) without segmenting anything."""
+        if not self._jieba_taught:
+            import jieba
+
+            for word in self.jieba_words():
+                jieba.add_word(word)
+            self._jieba_taught = True
 
     def jieba_words(self) -> tuple[str, ...]:
         """Word parts Material's search (jieba) must know to segment Chinese as the glossary does."""
         return self.glossary.jieba_parts
+
+    def plugins(self, plugins: Mapping[str, object]) -> None:
+        """Set up the plugins this build drives (duck-typed, by their MkDocs names): mkdocs-jupyter's
+        cache folder and whether it executes; the search index's per-page cache (normsite.searchcache)."""
+        if (nb := plugins.get("mkdocs-jupyter")) is not None:
+            nb.config["cache_dir"], nb.config["execute"] = self.notebook_cache_dir(), self.generated_work
+        index = getattr(plugins.get("material/search") or plugins.get("search"), "search_index", None)
+        if index is None:
+            self.teach_jieba()
+        else:  # the glossary's jieba words segment the text: its digest is part of each page's key
+            searchcache.cache_entries(index, (self.glossary_digest,), prepare=self.teach_jieba)
 
     def notebook_cache_dir(self) -> str:
         """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on the

@@ -59,3 +59,44 @@ def test_a_glossary_edit_reaches_a_cached_page(cold):
                         encoding="utf-8")
     second = linked()
     assert "Scales x by its root mean square" in second and old.split(" by ")[0] not in second.split("nr-term")[1]
+
+
+class _Index:
+    """Material's SearchIndex as normsite.searchcache sees it: entries, and a method that indexes a page."""
+
+    def __init__(self):
+        self.config, self.entries, self.indexed = {"lang": ["zh"], "separator": "[\\s]+"}, [], []
+
+    def add_entry_from_context(self, page):
+        self.indexed.append(page.url)
+        self.entries += [{"location": page.url + "#" + i.id, "title": str(i.title), "text": page.content}
+                         for i in page.toc]
+
+
+def _page(content="<p>均方根归一化</p>", url="formulas/", heading="公式"):
+    from types import SimpleNamespace
+
+    toc = [SimpleNamespace(id="rms", url="#rms", title=heading, level=2, children=[])]
+    return SimpleNamespace(content=content, url=url, title="公式", meta={"description": "x"}, toc=toc)
+
+
+def test_search_entries_come_from_the_cache_when_the_page_is_unchanged(cold):
+    from normsite import searchcache
+
+    prepared = []
+
+    def index_of(*pages, extra=("glossary-1",)):
+        idx = _Index()
+        searchcache.cache_entries(idx, extra, prepare=lambda: prepared.append(1))
+        for p in pages:
+            idx.add_entry_from_context(p)
+        return idx
+
+    first = index_of(_page(), _page(url="other/"))
+    assert first.indexed == ["formulas/", "other/"] and len(prepared) == 2
+    again = index_of(_page(), _page(url="other/"))
+    assert again.indexed == [] and again.entries == first.entries and len(prepared) == 2  # no plugin work, no jieba
+    for changed, why in ((index_of(_page(content="<p>层归一化</p>")), "the HTML"),
+                         (index_of(_page(heading="公式与推导")), "the table of contents"),
+                         (index_of(_page(), extra=("glossary-2",)), "the glossary (jieba's words)")):
+        assert changed.indexed == ["formulas/"], f"stale search entries after a change of {why}"
