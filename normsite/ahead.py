@@ -23,7 +23,7 @@ from pathlib import Path
 
 from normref import cache, figures, pool
 
-from . import LANGS, SiteError, directives, snippets
+from . import LANGS, SiteError, directives, nbahead, snippets
 
 __all__ = ["Ahead", "docs_dirs", "run"]
 
@@ -36,8 +36,10 @@ class Ahead:
     figures_cached: int = 0
     snippets_run: set = field(default_factory=set)  # {name}
     snippets_cached: int = 0
+    notebooks_run: set = field(default_factory=set)  # {source path} rendered into mkdocs-jupyter's cache
     workers: int = 0
     cpu_s: float = 0.0
+    wall_s: float = 0.0
     requeued: int = 0
 
 
@@ -56,10 +58,12 @@ def _run_snippet(name: str) -> bool:
     return snippets.run(name)[1]
 
 
-def run(dirs: dict[str, Path]) -> Ahead:
+def run(dirs: dict[str, Path], nb_plan: nbahead.Plan | None = None, nbs: list[tuple[str, str]] = ()) -> Ahead:
     """Draw the referenced figures of every language in ``dirs`` and run every referenced snippet, the
-    cache's misses in parallel. An unknown figure raises SiteError naming its pages; a failing
-    snippet raises SiteError (as the page loop would)."""
+    cache's misses in parallel; with ``nb_plan``, also render the notebook pages ``nbs`` ((source,
+    mkdocs-jupyter cache folder) pairs) into the plugin's cache (normsite.nbahead). An unknown figure
+    raises SiteError naming its pages; a failing snippet raises SiteError (as the page loop would); a
+    failing notebook is left to the page loop."""
     known = set(figures.names())
     jobs, snips = [], []
     for lang, d in dirs.items():
@@ -82,18 +86,24 @@ def run(dirs: dict[str, Path]) -> Ahead:
             out.snippets_cached += 1
         else:
             snip_missing.append(name)
-    if not fig_missing and not snip_missing:
+    nb_missing = [(src, d) for src, d in nbs if nb_plan is not None and not nbahead.cached(nb_plan, src, d)]
+    if not fig_missing and not snip_missing and not nb_missing:
         return out
-    # Figures first, in the order that starts the slow experiments early (figures.render_many's);
-    # the snippets (subprocesses, a few seconds each) fill the cores at the end.
+    # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
+    # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
     order = figures.schedule(fig_missing)
-    tasks = [(figures.render_task, *j) for j in order] + [(_run_snippet, n) for n in snip_missing]
+    tasks = ([(figures.render_task, *j) for j in order] + [(nbahead.render, nb_plan, *n) for n in nb_missing]
+             + [(_run_snippet, n) for n in snip_missing])
     results = pool.run(tasks)
     for task, was_hit in zip(tasks, results):
         if task[0] is _run_snippet:
             if not was_hit:
                 out.snippets_run.add(task[1])
+        elif task[0] is nbahead.render:
+            if not was_hit:
+                out.notebooks_run.add(task[2])
         elif not was_hit:
             out.figures_drawn.add(tuple(task[1:]))
     out.workers, out.cpu_s, out.requeued = pool.LAST["workers"], pool.LAST["cpu_s"], pool.LAST["requeued"]
+    out.wall_s = pool.LAST["wall_s"]
     return out

@@ -34,7 +34,8 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, notebooks, release, searchcache, stepcache
+from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, nbahead, notebooks, release
+from . import searchcache, stepcache
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
@@ -81,6 +82,7 @@ class Site:
         self.repository: dict = {"edit_uri": None, "repo_name": None}
         self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
         self._jieba_taught = False
+        self.nb_plan: nbahead.Plan | None = None
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
@@ -118,6 +120,7 @@ class Site:
         cache folder and whether it executes; the search index's per-page cache (normsite.searchcache)."""
         if (nb := plugins.get("mkdocs-jupyter")) is not None:
             nb.config["cache_dir"], nb.config["execute"] = self.notebook_cache_dir(), self.generated_work
+            self.nb_plan = nbahead.plan(nb)  # its notebooks can then be executed ahead, on the pool
         index = getattr(plugins.get("material/search") or plugins.get("search"), "search_index", None)
         if index is None:
             self.teach_jieba()
@@ -131,8 +134,11 @@ class Site:
         executes no notebook. So does the hash of the nbconvert configuration the runs read
         (notebooks.execution_config). One folder per language (or the two builds evict each
         other's entries) and per kind of build (it evicts unused entries)."""
-        code = cache.code_hash(notebooks.code_closure(self.docs_dir / "notebooks"))
-        d = cache.cache_dir() / "jupyter" / self.lang / (code[:16] + "-" + self.nbconvert_hash)
+        return self._notebook_cache_dir(self.lang, self.docs_dir)
+
+    def _notebook_cache_dir(self, lang: str, docs_dir: Path) -> str:  # any language's (normsite.ahead fills both)
+        code = cache.code_hash(notebooks.code_closure(Path(docs_dir) / "notebooks"))
+        d = cache.cache_dir() / "jupyter" / lang / (code[:16] + "-" + self.nbconvert_hash)
         return str(d) + ("" if self.generated_work else "-noexec")
 
     # ------------------------------------------------------------ files
@@ -148,7 +154,10 @@ class Site:
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         if not self.generated_work:
             return out
-        done = self.ahead = ahead.run(ahead.docs_dirs(self.lang, self.docs_dir))
+        dirs = ahead.docs_dirs(self.lang, self.docs_dir)
+        nbs = [(str(f), self._notebook_cache_dir(lang, d)) for lang, d in dirs.items()
+               for f in sorted((Path(d) / "notebooks").glob("*.py"))] if self.nb_plan else []
+        done = self.ahead = ahead.run(dirs, self.nb_plan, nbs)
         self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
         for name in directives.referenced(self.docs_dir, "figure"):
             for theme in figures.THEMES:
@@ -247,9 +256,12 @@ class Site:
 
     def report(self) -> str:
         """One line: figures drawn by this build (any language: the first build draws both) and this
-        build's figures it found cached; the same for snippets; the pool's size and CPU time."""
+        build's figures it found cached; the same for snippets; the notebooks executed ahead (both
+        languages), the pool's size, wall and CPU time (its own processes and their kernels and snippets)."""
         s, a = self.stats, self.ahead
-        pool = (f"; {len(a.figures_drawn) + len(a.snippets_run)} tasks on {a.workers} workers, {a.cpu_s:.1f} s CPU"
+        pool = (f"; {len(a.notebooks_run)} notebooks executed ahead; "
+                f"{len(a.figures_drawn) + len(a.snippets_run) + len(a.notebooks_run)} tasks on {a.workers} workers "
+                f"in {a.wall_s:.1f} s, {a.cpu_s:.1f} s CPU"
                 + (f", {a.requeued} requeued" if a.requeued else "")) if a.workers else ""
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
                 f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; {time.perf_counter() - s['t0']:.1f} s")
