@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import resource
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -64,9 +65,24 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def _init(env: dict, cwd: str, path: list) -> None:
+def _watch(owner: int) -> None:
+    # A worker's parent is the fork server, not the process that asked for the pool: when that process is
+    # killed (a build stopped with `kill`), neither notices, and the workers would sit forever. Exit then.
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # alive, another user's (cannot be ours, but do not exit on it)
+            pass
+
+
+def _init(env: dict, cwd: str, path: list, owner: int | None = None) -> None:
     # The fork server started with the environment, folder and sys.path of the first process that
     # used it; a worker takes those of the process that asked for it (its NORMREF_CACHE above all).
+    if owner is not None:
+        threading.Thread(target=_watch, args=(owner,), daemon=True, name="normref-pool-owner").start()
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
@@ -132,7 +148,7 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None,
         LAST.update(cpu_s=_cpu() - cpu0, wall_s=time.perf_counter() - t0)
         return results
     with ProcessPoolExecutor(n, mp_context=_context(), initializer=_init,
-                             initargs=(dict(os.environ), os.getcwd(), list(sys.path))) as ex:
+                             initargs=(dict(os.environ), os.getcwd(), list(sys.path), os.getpid())) as ex:
         pending = {ex.submit(_call, t, False): i for i, t in enumerate(tasks)}
         try:
             while pending:

@@ -120,3 +120,41 @@ def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypat
     assert out2.strip() == "the result True 1"  # waited for it, then read it
     assert (tmp_path / "computed").read_text() == "x", "computed more than once"
     assert cache.get("t", "k", ".bin") == b"the result"
+
+
+OWNER = r"""
+import os, sys, time
+from normref import pool
+if __name__ == "__main__":
+    pool.run([(os.getpid,), (os.getpid,), (time.sleep, 120), (time.sleep, 120)], n_workers=2,
+             on_result=lambda i, r: print(r, flush=True) if i < 2 else None)
+"""
+
+
+def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path):
+    import os
+    import signal
+
+    script = tmp_path / "owner.py"
+    script.write_text(OWNER)
+    owner = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        workers = {int(owner.stdout.readline()), int(owner.stdout.readline())}
+    finally:
+        owner.send_signal(signal.SIGKILL)  # no cleanup of its own: a build stopped hard
+        owner.wait(timeout=30)
+
+    def alive(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    t0 = time.monotonic()
+    while any(alive(p) for p in workers) and time.monotonic() - t0 < 30:
+        time.sleep(0.2)
+    left = [p for p in workers if alive(p)]
+    for p in left:  # do not leave them behind, whatever the result
+        os.kill(p, signal.SIGKILL)
+    assert not left, "pool workers outlived the process that started them"
