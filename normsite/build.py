@@ -83,6 +83,7 @@ class Site:
         self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
         self._jieba_taught = False
         self.nb_plan: nbahead.Plan | None = None
+        self._nb_dirs: dict = {}
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
@@ -137,9 +138,13 @@ class Site:
         return self._notebook_cache_dir(self.lang, self.docs_dir)
 
     def _notebook_cache_dir(self, lang: str, docs_dir: Path) -> str:  # any language's (normsite.ahead fills both)
-        code = cache.code_hash(notebooks.code_closure(Path(docs_dir) / "notebooks"))
-        d = cache.cache_dir() / "jupyter" / lang / (code[:16] + "-" + self.nbconvert_hash)
-        return str(d) + ("" if self.generated_work else "-noexec")
+        # Once per build and language: finding the notebooks' import closure reads each with jupytext.
+        memo_key = (lang, str(docs_dir), self.nbconvert_hash, cache.cache_dir())
+        if memo_key not in self._nb_dirs:
+            code = cache.code_hash(notebooks.code_closure(Path(docs_dir) / "notebooks"))
+            d = cache.cache_dir() / "jupyter" / lang / (code[:16] + "-" + self.nbconvert_hash)
+            self._nb_dirs[memo_key] = str(d) + ("" if self.generated_work else "-noexec")
+        return self._nb_dirs[memo_key]
 
     # ------------------------------------------------------------ files
 
@@ -155,8 +160,10 @@ class Site:
         if not self.generated_work:
             return out
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
-        nbs = [(str(f), self._notebook_cache_dir(lang, d)) for lang, d in dirs.items()
-               for f in sorted((Path(d) / "notebooks").glob("*.py"))] if self.nb_plan else []
+        nbs = []
+        for lang, d in dirs.items() if self.nb_plan else ():
+            folder = self.notebook_cache_dir() if lang == self.lang else self._notebook_cache_dir(lang, d)
+            nbs += [(str(f), folder) for f in sorted((Path(d) / "notebooks").glob("*.py"))]
         done = self.ahead = ahead.run(dirs, self.nb_plan, nbs)
         self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
         for name in directives.referenced(self.docs_dir, "figure"):

@@ -97,6 +97,18 @@ def _data_files() -> str:
     return h.hexdigest()
 
 
+def _file_digest(path: Path) -> str:
+    """SHA-256 of one file, by path, size and mtime (the figure texts a build reads: figures.TEXTS, which
+    need not be the package's own file)."""
+    st = Path(path).stat()
+    return _digest_of(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=None)
+def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def _cached(kind: str, name: str, params: tuple, modules: tuple, compute: Callable[[], str]) -> str:
     key = cache.make_key("directive", f"{kind}:{name}", (params, _data_files(), stepcache.site_code()), modules)
     return cache.get_or_compute("directives", key, ".json", compute, lambda v: json.dumps(v).encode(), json.loads)[0]
@@ -111,7 +123,8 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
         try:
             if kind == "figure":
                 here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
-                return _cached("figure", name, (lang, here, generated), (figures.get(name).func.__module__,),
+                return _cached("figure", name, (lang, here, generated, _file_digest(figures.TEXTS)),
+                               (figures.get(name).func.__module__,),
                                lambda: figure_md(name, lang, src_uri, generated))
             if kind == "snippet":
                 out, hit = snippets.run(name)
