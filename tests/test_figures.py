@@ -118,11 +118,11 @@ def test_cli_renders_every_figure_without_mkdocs(tmp_path):
     cmd = [sys.executable, "-m", "normref", "figures", "--out", str(out), "--only", "scale_invariance"]
     p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
-    assert "cache: 0 hit" in p.stdout
+    assert "4 drawn, 0 from the cache" in p.stdout, p.stdout
     written = sorted(str(f.relative_to(out)) for f in out.rglob("*.svg"))
     assert written == [f"{lang}/scale_invariance-{theme}.svg" for lang in ("en", "zh") for theme in ("dark", "light")]
     p2 = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert "4 hit, 0 miss" in p2.stdout, p2.stdout
+    assert "0 drawn, 4 from the cache" in p2.stdout, p2.stdout
     bad = subprocess.run([sys.executable, "-m", "normref", "figures", "--out", str(out), "--only", "nope"],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert bad.returncode != 0 and "unknown figure 'nope'" in bad.stderr

@@ -201,6 +201,39 @@ def test_measurement_is_cached_on_disk(mini, tmp_path, monkeypatch):
         measure("minilm-l6", "A different prompt is a different key.")
 
 
+def test_cached_gguf_conversion_is_bit_identical_to_reading_the_gguf(smol, tmp_path, monkeypatch):
+    """load_gguf_cached dequantizes once per weights file; what it reads back is the same bits."""
+    from normref.models import llama
+    from normref.models.files import file_sha256
+
+    path = smol.spec.weights_path
+    ref_net, ref_tok, ref_info = llama.load_gguf(path)
+    calls = []
+
+    def counted(p):
+        calls.append(p)
+        return ref_net, ref_tok, ref_info
+
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path))
+    monkeypatch.setattr(llama, "load_gguf", counted)
+    sha = file_sha256(path)
+    llama.load_gguf_cached(path, sha)  # converts and stores
+    net, tok, info = llama.load_gguf_cached(path, sha)  # reads the stored conversion
+    assert len(calls) == 1, "the GGUF was dequantized more than once"
+    assert len(list(tmp_path.glob("models/*.safetensors"))) == 1
+    assert net is not ref_net and info == ref_info and net.cfg == ref_net.cfg
+    ours, ref = net.state_dict(), ref_net.state_dict()
+    assert sorted(ours) == sorted(ref)
+    for k in ref:
+        assert ours[k].dtype == ref[k].dtype == torch.float32 and torch.equal(ours[k], ref[k]), k
+    for text in (PROMPT_EN, PROMPT_ZH, "<|im_start|>user\nHi<|im_end|>"):
+        ids = ref_tok.encode(text).ids
+        assert tok.encode(text).ids == ids, text
+        with torch.no_grad():
+            assert torch.equal(net(torch.tensor([ids])), ref_net(torch.tensor([ids]))), text
+    assert llama.load_gguf_cached(path, "0" * 64) is not None and len(calls) == 2  # another file: converted anew
+
+
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_cli_writes_valid_json_and_prints_a_table(model, smol, mini, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))

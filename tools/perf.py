@@ -1,7 +1,8 @@
 """`make perf`: measure the project's performance budgets and print them as ratios.
 
-Every budget is a ratio of two things measured in this one run, on this
-machine, so a slow or busy machine moves both sides alike:
+Most budgets are ratios of two things measured in this one run, on this
+machine, so a slow or busy machine moves both sides alike; the build budgets
+are seconds on 2 cores, printed with the CPU model and the load average:
 
 1. normref's torch RMSNorm (normref.bench.budgets): forward ≥ 2× faster than
    torch.nn.RMSNorm, ≤ 1.35× a copy of the same tensor, equal within 1e-5,
@@ -9,11 +10,14 @@ machine, so a slow or busy machine moves both sides alike:
    Also printed, not a budget: one row of 4096 (a decode step), where normref
    hands the call to F.rms_norm (normref.nn.SMALL_BYTES).
 2. Build: a cold build of both languages (fresh NORMREF_CACHE and notebook
-   cache, in a temporary copy of the tree) ≤ 90 s; a warm build with no change
-   ≤ 1.25× a build of the same pages with figure and notebook work disabled
-   (NORMREF_NO_GENERATED=1); editing one page under `mkdocs serve` rebuilds in
-   ≤ 3 s (a real server on a free local port; we time from the edit until the
-   served page shows it, and until the server logs the reload).
+   cache, in a temporary copy of the tree), run twice, each ≤ 75 s (both are
+   reported: the worst is the one that counts); a warm build with no change
+   ≤ 12 s (median of three; printed beside it, not a budget, the same build
+   with figure and notebook work disabled, NORMREF_NO_GENERATED=1); editing
+   one page under `mkdocs serve` rebuilds in ≤ 2.5 s (a real server on a free
+   local port; we time from the edit until the served page shows it, and until
+   the server logs the reload). These are seconds on the machine at hand, so
+   the machine (CPU model, cores) and its load average are printed with them.
 3. Page weight, loaded in headless Chromium from a local server (document,
    CSS, JS and fonts; images and the search index are left out): a page
    without math or widgets ≤ 1.05× a plain Material page of the same text;
@@ -77,16 +81,58 @@ def copy_tree(dest: Path) -> Path:
     return dest
 
 
-def build(tree: Path, out: Path, extra_env: dict | None = None) -> float:
-    """Strict build of both languages in ``tree``; seconds."""
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo, else lscpu), for the record beside every timing."""
+    try:
+        info: dict = {}
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            k, _, v = line.partition(":")
+            info.setdefault(k.strip(), v.strip())
+        if info.get("model name"):
+            # A virtual machine may name only the brand ("AMD EPYC"): the family, model and clock tell its generation.
+            extra = [f"family {info['cpu family']} model {info['model']}" if "cpu family" in info and "model" in info else "",
+                     f"{float(info['cpu MHz']):.0f} MHz" if info.get("cpu MHz") else ""]
+            return info["model name"] + (f" ({', '.join(e for e in extra if e)})" if any(extra) else "")
+    except (OSError, ValueError):
+        pass
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        m = re.search(r"^Model name:\s*(.+)$", out, re.M)
+        if m:
+            return m.group(1).strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages (other processes on a shared machine move the timings)."""
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+REPORT = re.compile(r"normref \[(?:zh|en)\]: .*")
+
+
+def build(tree: Path, out: Path, extra_env: dict | None = None, lines: list | None = None) -> float:
+    """Strict build of both languages in ``tree``; seconds. ``lines`` receives each build's normref report
+    line (what was drawn and run, on how many workers, and what came from the cache)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NORMREF_CACHE=str(tree / ".cache" / "normref"), **(extra_env or {}))
     env.pop("PYTHONPATH", None)
     t0 = time.perf_counter()
     for cfg, dest in (("mkdocs.yml", out), ("mkdocs.en.yml", out / "en")):
-        p = subprocess.run([PY, "-m", "mkdocs", "build", "--strict", "-q", "-f", cfg, "-d", str(dest)], cwd=tree,
+        p = subprocess.run([PY, "-m", "mkdocs", "build", "--strict", "-f", cfg, "-d", str(dest)], cwd=tree,
                            env=env, capture_output=True, text=True)
         if p.returncode:
             raise SystemExit(f"build of {cfg} failed:\n{p.stderr[-3000:]}")
+        if lines is not None:
+            lines += REPORT.findall(p.stderr + p.stdout)
     return time.perf_counter() - t0
 
 
@@ -126,22 +172,34 @@ def rmsnorm_budgets(res: dict) -> bool:
 # ---------------------------------------------------------------- 2. builds
 
 
-def build_budgets(res: dict, tree: Path, repeats: int = 3) -> bool:
+COLD_S, WARM_S, RELOAD_S = 75, 12, 2.5  # budgets on 2 cores (issue M)
+
+
+def build_budgets(res: dict, tree: Path, repeats: int = 3, colds: int = 2) -> bool:
     say("== 2. build (both languages, strict, fresh caches in a copy of the tree)")
-    for d in (tree / ".cache", tree / "site"):
-        shutil.rmtree(d, ignore_errors=True)
-    cold = build(tree, tree / "site")
-    say(f"   cold build {cold:.1f} s (budget <= 90 s): {verdict(cold <= 90)}")
+    say(f"   machine: {cpu_model()}, {cores()} cores; {load()}")
+    cold, cold_load = [], []
+    for k in range(colds):
+        for d in (tree / ".cache", tree / "site"):
+            shutil.rmtree(d, ignore_errors=True)
+        lines: list = []
+        cold.append(build(tree, tree / "site", lines=lines))
+        cold_load.append(load())
+        say(f"   cold build {k + 1} of {colds}: {cold[-1]:.1f} s (budget <= {COLD_S} s): {verdict(cold[-1] <= COLD_S)}"
+            f"; {cold_load[-1]}")
+        for line in lines:
+            say(f"     {line}")
     build(tree, tree / "site", {"NORMREF_NO_GENERATED": "1"})  # the plain build's own notebook cache
     warm, plain = [], []
     for _ in range(repeats):  # interleaved: load from other processes hits both alike
         warm.append(build(tree, tree / "site"))
         plain.append(build(tree, tree / "site-plain", {"NORMREF_NO_GENERATED": "1"}))
     w, p = statistics.median(warm), statistics.median(plain)
-    say(f"   warm build {w:.1f} s, without figure/notebook work {p:.1f} s (medians of {repeats}): "
-        f"ratio {w / p:.2f} (budget <= 1.25): {verdict(w / p <= 1.25)}")
-    res["build"] = {"cold_s": cold, "warm_s": warm, "no_generated_s": plain, "warm_over_no_generated": w / p}
-    return cold <= 90 and w / p <= 1.25
+    say(f"   warm build {w:.1f} s (median of {repeats}: {', '.join(f'{x:.1f}' for x in warm)}; budget <= {WARM_S} s): "
+        f"{verdict(w <= WARM_S)}; without figure/notebook work {p:.1f} s (ratio {w / p:.2f}, not a budget); {load()}")
+    res["build"] = {"machine": cpu_model(), "cores": cores(), "cold_s": cold, "cold_load": cold_load, "warm_s": warm,
+                    "no_generated_s": plain, "warm_over_no_generated": w / p, "load_after": load()}
+    return max(cold) <= COLD_S and w <= WARM_S
 
 
 def _free_port() -> int:
@@ -207,9 +265,9 @@ def serve_budget(res: dict, tree: Path, edits: int = 3) -> bool:
             proc.kill()
     s, r = statistics.median(times), statistics.median(logged)
     say(f"   edit → served page changed {s:.2f} s, → reload logged {r:.2f} s "
-        f"(medians of {edits}; budget <= 3 s): {verdict(s <= 3)}")
+        f"(medians of {edits}; budget <= {RELOAD_S} s): {verdict(s <= RELOAD_S)}; {load()}")
     res["serve"] = {"edit_to_served_s": times, "edit_to_reload_logged_s": logged}
-    return s <= 3
+    return s <= RELOAD_S
 
 
 # ---------------------------------------------------------------- 3. page weight
@@ -435,6 +493,7 @@ def main(argv=None) -> int:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     res, ok = {}, True
     t0 = time.perf_counter()
+    say(f"machine: {cpu_model()}, {cores()} cores, Python {sys.version.split()[0]}; at the start, {load()}")
     if "rmsnorm" in parts:
         ok &= rmsnorm_budgets(res)
     tmp = Path(tempfile.mkdtemp(prefix="normref-perf-"))
@@ -454,7 +513,7 @@ def main(argv=None) -> int:
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     say(f"== all budgets {'hold' if ok else 'do NOT all hold'} ({time.perf_counter() - t0:.0f} s; "
-        f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        f"at the end, {load()} on {cores()} cores of {cpu_model()})")
     if a.json:
         a.json.write_text(json.dumps(res, indent=1, default=str) + "\n", encoding="utf-8")
     return 0 if ok else 1

@@ -29,7 +29,7 @@ TEXTS = Path(__file__).with_name("figures.yml")
 TEXT_KINDS = ("alt", "caption")
 
 __all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
-           "check_texts", "render_svg", "render_cached"]
+           "check_texts", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key"]
 
 
 class FigureTextError(ValueError):
@@ -213,14 +213,54 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
     return buf.getvalue()
 
 
-def render_cached(name: str, lang: str, theme: str) -> tuple[bytes, bool]:
-    """SVG bytes for a figure, from the content-hash cache when possible; (svg, was_hit)."""
+def key(name: str, lang: str, theme: str) -> str:
+    """The cache key of one variant of a figure (its module's import closure, lang, theme, versions)."""
     _check(lang, theme)
-    spec = get(name)
-    key = cache.make_key("figure", name, (lang, theme), spec.modules)
-    svg = cache.get("figures", key, ".svg")
-    if svg is not None:
-        return svg, True
-    svg = render_svg(name, lang, theme)
-    cache.put("figures", key, svg, ".svg")
-    return svg, False
+    return cache.make_key("figure", name, (lang, theme), get(name).modules)
+
+
+def render_cached(name: str, lang: str, theme: str) -> tuple[bytes, bool]:
+    """SVG bytes for a figure, from the content-hash cache when possible; (svg, was_hit).
+    Two processes that ask for the same missing figure draw it once (the cache entry's lock)."""
+    return cache.get_or_compute("figures", key(name, lang, theme), ".svg", lambda: render_svg(name, lang, theme))
+
+
+def render_task(name: str, lang: str, theme: str) -> bool:
+    """A pool task: draw one variant into the cache unless it is there; was it there?"""
+    return render_cached(name, lang, theme)[1]
+
+
+def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
+    """``[render_cached(name, lang, theme) for (name, lang, theme) in jobs]``, the misses drawn by a
+    pool of processes (normref.pool: one per core, torch on one thread each). The SVG bytes are
+    those a serial run draws."""
+    from .. import pool
+
+    jobs = [tuple(j) for j in jobs]
+    for name, lang, theme in jobs:
+        _check(lang, theme)
+        get(name)  # an unknown name fails before any work
+    keys = [key(*j) for j in jobs]
+    missing = schedule([j for j, k in zip(jobs, keys) if not cache.has("figures", k, ".svg")])
+    drawn = set()
+    for j, hit in zip(missing, pool.run([(render_task, *j) for j in missing], n_workers=n_workers)):
+        if not hit:
+            drawn.add(j)
+    out = []
+    for j, k in zip(jobs, keys):
+        out.append((cache.get("figures", k, ".svg"), j not in drawn))
+        drawn.discard(j)  # a job listed twice was drawn once
+    return out
+
+
+def schedule(jobs) -> list[tuple]:
+    """The jobs (name, lang, theme), each once, in the order a pool should take them: every figure's
+    first variant (the one that computes the experiments it draws) before any figure's second, each
+    group in the order given. The slow experiments then start early, and quick drawings from the
+    cache fill the cores at the end."""
+    seen: set = set()
+    firsts, rest = [], []
+    for j in dict.fromkeys(tuple(j) for j in jobs):
+        (rest if j[0] in seen else firsts).append(j)
+        seen.add(j[0])
+    return firsts + rest

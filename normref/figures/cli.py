@@ -1,11 +1,11 @@
-"""``python -m normref figures``: render every figure into a folder, without MkDocs."""
+"""``python -m normref figures``: render every figure into a folder, without MkDocs, on every core."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from . import LANGS, THEMES, names, render_cached
+from . import LANGS, THEMES, names, render_many
 from .. import cache
 
 
@@ -14,6 +14,8 @@ def add_arguments(p) -> None:
     p.add_argument("--lang", choices=LANGS, action="append", help="language (repeatable; default: all)")
     p.add_argument("--theme", choices=THEMES, action="append", help="theme (repeatable; default: all)")
     p.add_argument("--only", action="append", metavar="NAME", help="render only this figure (repeatable)")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="processes drawing at once (default: NORMREF_WORKERS, else one per core; 1: serial)")
 
 
 def run(args) -> int:
@@ -21,17 +23,17 @@ def run(args) -> int:
     for n in todo:  # fail before any work if a name is wrong
         if n not in names():
             raise SystemExit(f"error: unknown figure {n!r}; known: {', '.join(names())}")
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit(f"error: --jobs must be at least 1, got {args.jobs}")
     t0 = time.perf_counter()
-    count = 0
-    for lang in args.lang or LANGS:
-        for name in todo:
-            for theme in args.theme or THEMES:
-                svg, hit = render_cached(name, lang, theme)
-                path = args.out / lang / f"{name}-{theme}.svg"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(svg)
-                count += 1
+    jobs = [(name, lang, theme) for lang in args.lang or LANGS for name in todo for theme in args.theme or THEMES]
+    drawn = 0
+    for (name, lang, theme), (svg, hit) in zip(jobs, render_many(jobs, n_workers=args.jobs)):
+        path = args.out / lang / f"{name}-{theme}.svg"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(svg)
+        drawn += not hit
     s = cache.STATS
-    print(f"wrote {count} figures to {args.out} in {time.perf_counter() - t0:.1f} s "
-          f"(cache: {s['hit']} hit, {s['miss']} miss)")
+    print(f"wrote {len(jobs)} figures to {args.out} in {time.perf_counter() - t0:.1f} s: {drawn} drawn, "
+          f"{len(jobs) - drawn} from the cache (experiments and figures looked up: {s['hit']} hit, {s['miss']} miss)")
     return 0

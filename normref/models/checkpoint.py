@@ -129,11 +129,14 @@ def load(model: str) -> LoadedModel:
 
 @functools.lru_cache(maxsize=2)
 def _load(model: str) -> LoadedModel:
+    # Once per process (every figure, value and experiment shares it); the GGUF's conversion to
+    # float32 once per weights file, across processes (llama.load_gguf_cached).
     s = spec(model)
     if s.family == "llama":
-        from .llama import load_gguf
+        from .files import file_sha256
+        from .llama import load_gguf_cached
 
-        net, tok, info = load_gguf(s.weights_path)
+        net, tok, info = load_gguf_cached(s.weights_path, file_sha256(s.weights_path))
     else:
         from .bert import load_safetensors
 

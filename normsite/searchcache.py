@@ -1,0 +1,55 @@
+"""The search index's per-page work, cached by content.
+
+Material's search plugin parses every page's HTML into sections and, for
+Chinese, segments each section's text with jieba: about two seconds of each
+warm build, spent again on pages that did not change. :func:`cache_entries`
+wraps the plugin's index (duck-typed: an object with ``entries`` and
+``add_entry_from_context(page)``, so this module needs no MkDocs import) so that
+a page's entries come from normref's cache (normsite.stepcache, kind "pages")
+when everything they are made from is unchanged: the page's HTML, URL, title,
+metadata and table of contents, the index's settings, the words the build
+taught jieba (``extra``: the glossary's digest), the site layer's code and the
+versions of jieba and Material. A miss runs the plugin's own code, so the
+entries (and the search_index.json written from them) are the same either way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from . import stepcache
+
+__all__ = ["cache_entries", "page_inputs"]
+
+
+def _toc(items) -> list:
+    return [[getattr(i, "id", None), getattr(i, "url", None), str(getattr(i, "title", "")), getattr(i, "level", None),
+             _toc(getattr(i, "children", None) or [])] for i in items or []]
+
+
+def page_inputs(page) -> tuple[str, ...]:
+    """What the plugin reads of a page: its HTML, URL, title, metadata and table of contents."""
+    return (page.content or "", page.url, str(page.title), json.dumps(page.meta, sort_keys=True, default=str),
+            json.dumps(_toc(page.toc), default=str))
+
+
+def cache_entries(index, extra: tuple = (), prepare: Callable[[], None] = lambda: None) -> None:
+    """Make ``index.add_entry_from_context`` read a page's entries from the cache when they are there.
+    ``prepare()`` runs before the plugin's own code indexes a page (the build teaches jieba its words there)."""
+    add = index.add_entry_from_context
+    settings = json.dumps(getattr(index, "config", {}), sort_keys=True, default=str)
+
+    def add_cached(page) -> None:
+        def compute() -> list:
+            prepare()
+            before = len(index.entries)
+            add(page)
+            new = index.entries[before:]
+            del index.entries[before:]
+            return new
+
+        index.entries.extend(stepcache.cached("search", (settings, *extra, *page_inputs(page)), compute,
+                                              libs=("jieba", "mkdocs-material")))
+
+    index.add_entry_from_context = add_cached

@@ -1,0 +1,160 @@
+"""The build's parallel work: normref.pool and the cache's per-entry locks.
+
+A figure drawn by a pool worker must be the same bytes as one drawn serially (the
+reproducibility test compares whole builds; this compares the two ways of drawing),
+and a missing cache entry that two processes want at once must be computed once.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from support import ROOT
+from normref import cache, figures, pool
+
+# Two figures that need no model and no training run: cheap, and each from a different module.
+CHEAP = ("scale_invariance", "softmax_saturation")
+
+
+def test_pool_draws_the_same_svg_bytes_as_a_serial_run(tmp_path, monkeypatch):
+    jobs = [(name, lang, theme) for name in CHEAP for lang in ("zh", "en") for theme in figures.THEMES]
+    drawn = {}
+    for n in (1, 2):
+        monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / f"cache-{n}"))  # each starts cold
+        out = figures.render_many(jobs, n_workers=n)
+        assert [hit for _, hit in out] == [False] * len(jobs), f"{n} workers: every variant is drawn"
+        assert pool.LAST["workers"] == n and pool.LAST["tasks"] == len(jobs)
+        drawn[n] = [svg for svg, _ in out]
+    for job, serial, parallel in zip(jobs, drawn[1], drawn[2]):
+        assert serial.startswith(b"<?xml") and serial == parallel, f"{job}: SVG bytes differ between 1 and 2 workers"
+    # A second call finds every variant in the cache and starts no pool.
+    assert [hit for _, hit in figures.render_many(jobs, n_workers=2)] == [True] * len(jobs)
+
+
+def test_pool_returns_results_in_task_order_and_raises_a_task_error(monkeypatch):
+    monkeypatch.setenv("NORMREF_WORKERS", "2")
+    tasks = [(pow, b, 2) for b in range(6)]
+    seen = []
+    assert pool.run(tasks, on_result=lambda i, r: seen.append(i)) == [b * b for b in range(6)]
+    assert sorted(seen) == list(range(6)) and pool.LAST["workers"] == 2
+    with pytest.raises(ZeroDivisionError):
+        pool.run([(divmod, 1, 1), (divmod, 1, 0)])
+    with pytest.raises(TypeError, match="a task is"):
+        pool.run([("not a function", 1)])
+
+
+@pytest.mark.parametrize("value", ["two", "0", "-1", "1.5"])
+def test_a_bad_normref_workers_is_a_value_error_naming_it(monkeypatch, value):
+    monkeypatch.setenv("NORMREF_WORKERS", value)
+    with pytest.raises(ValueError, match=f"NORMREF_WORKERS must be a positive integer, got '{value}'"):
+        pool.workers()
+
+
+def test_normref_workers_sets_the_pool_size(monkeypatch):
+    monkeypatch.setenv("NORMREF_WORKERS", "3")
+    assert pool.workers() == 3
+    monkeypatch.delenv("NORMREF_WORKERS")
+    assert pool.workers() >= 1
+
+
+# A process that asks the cache for entry t/k; its compute() records that it ran, and (for the first
+# process) holds the entry until the test lets it go.
+ASKER = r"""
+import sys, time
+from pathlib import Path
+from normref import cache
+tmp, hold = Path(sys.argv[1]), sys.argv[2] == "hold"
+
+def compute():
+    with (tmp / "computed").open("a") as f:
+        f.write("x")
+    (tmp / "computing").touch()
+    while hold and not (tmp / "release").exists():
+        time.sleep(0.02)
+    return b"the result"
+
+print("asking", flush=True)
+value, hit = cache.get_or_compute("t", "k", ".bin", compute)
+print(value.decode(), hit, cache.STATS["waited"], flush=True)
+"""
+
+
+def _wait_for(path, what, timeout=60):
+    t0 = time.monotonic()
+    while not path.exists():
+        assert time.monotonic() - t0 < timeout, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    script = tmp_path / "ask.py"
+    script.write_text(ASKER)
+
+    def start(mode):
+        return subprocess.Popen([sys.executable, str(script), str(tmp_path), mode], cwd=ROOT, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    first = start("hold")
+    try:
+        _wait_for(tmp_path / "computing", "the first process to start computing")
+        # Here, in a pool worker's mode, the held entry is Busy at once instead of a wait.
+        monkeypatch.setattr(cache, "WAIT_FOR_OTHERS", False)
+        with pytest.raises(cache.Busy, match="being computed by another process"):
+            with cache.locked("t", "k"):
+                pass
+        second = start("wait")
+        assert second.stdout.readline().strip() == "asking"
+        time.sleep(2)  # long enough for the second to find the entry missing and block on its lock
+    finally:
+        (tmp_path / "release").touch()
+    out1, err1 = first.communicate(timeout=60)
+    out2, err2 = second.communicate(timeout=60)
+    assert first.returncode == 0, err1
+    assert second.returncode == 0, err2
+    assert out1.split("\n")[1] == "the result False 0"  # computed it
+    assert out2.strip() == "the result True 1"  # waited for it, then read it
+    assert (tmp_path / "computed").read_text() == "x", "computed more than once"
+    assert cache.get("t", "k", ".bin") == b"the result"
+
+
+OWNER = r"""
+import os, sys, time
+from normref import pool
+if __name__ == "__main__":
+    pool.run([(os.getpid,), (os.getpid,), (time.sleep, 120), (time.sleep, 120)], n_workers=2,
+             on_result=lambda i, r: print(r, flush=True) if i < 2 else None)
+"""
+
+
+def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path):
+    import os
+    import signal
+
+    script = tmp_path / "owner.py"
+    script.write_text(OWNER)
+    owner = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        workers = {int(owner.stdout.readline()), int(owner.stdout.readline())}
+    finally:
+        owner.send_signal(signal.SIGKILL)  # no cleanup of its own: a build stopped hard
+        owner.wait(timeout=30)
+
+    def alive(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    t0 = time.monotonic()
+    while any(alive(p) for p in workers) and time.monotonic() - t0 < 30:
+        time.sleep(0.2)
+    left = [p for p in workers if alive(p)]
+    for p in left:  # do not leave them behind, whatever the result
+        os.kill(p, signal.SIGKILL)
+    assert not left, "pool workers outlived the process that started them"
