@@ -325,9 +325,16 @@ def first_load(browser, url: str) -> dict:
     return {"bytes": got, "external": external}
 
 
-def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path) -> Path:
-    """A one-page Material site holding the same article, with our theme settings (palette,
-    features, language) but none of our additions (hooks, extra CSS/JS, KaTeX); its site folder.
+def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path, page: str = "index.md") -> Path:
+    """A plain Material site holding the same article at the same place, with our theme settings
+    (palette, features, language), the same navigation (every other page a stub with its title) and
+    the same language selector, but none of our additions (hooks, extra CSS/JS, KaTeX, the sitemap's
+    hreflang alternates); its site folder.
+
+    The same navigation, because the pages around a page are content, not overhead: a one-page
+    reference charged every new page's navigation entry, footer link and sitemap line to our
+    additions (issue L's measurement, 2026-11-30: 1.068 against one page, with navigation.prune
+    on). ``page`` is the measured page's docs path (``performance.md``).
 
     The article's headings become Markdown headings again, so the plain page gets the same
     table of contents; everything between them is kept as raw HTML.
@@ -349,17 +356,42 @@ def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path) -> Pa
     d = workdir / f"plain-{lang}"
     shutil.rmtree(d, ignore_errors=True)
     (d / "docs").mkdir(parents=True)
-    (d / "docs" / "index.md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
 
     class Loader(yaml.SafeLoader):
         pass
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and friends
     ours = yaml.load((tree / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    if lang == "en":
+        ours.update({k: v for k, v in yaml.load((tree / "mkdocs.en.yml").read_text(encoding="utf-8"),
+                                                  Loader=Loader).items() if k in ("nav", "extra")})
+
+    def stubs(items):  # the nav with .md paths; a stub page per entry, titled as the nav says
+        out = []
+        for item in items or []:
+            for title, target in (item.items() if isinstance(item, dict) else [(None, item)]):
+                if isinstance(target, list):
+                    out.append({title: stubs(target)})
+                    continue
+                path = re.sub(r"\.(py|ipynb)$", ".md", target)
+                f = d / "docs" / path
+                f.parent.mkdir(parents=True, exist_ok=True)
+                if not f.exists():
+                    f.write_text(f"# {title or Path(path).stem}\n", encoding="utf-8")
+                out.append({title: path} if title else path)
+        return out
+
+    (d / "docs" / page).parent.mkdir(parents=True, exist_ok=True)
+    (d / "docs" / page).write_text("\n\n".join(md) + "\n", encoding="utf-8")
+    nav = stubs(ours.get("nav"))
     theme = {k: v for k, v in ours["theme"].items() if k != "custom_dir"}
     theme["language"] = lang
     cfg = {"site_name": "plain", "site_url": "http://127.0.0.1:8000/", "theme": theme,
            "markdown_extensions": ["md_in_html", {"toc": {"permalink": True}}], "plugins": [{"search": {"lang": lang}}]}
+    if nav:
+        cfg["nav"] = nav
+    if (ours.get("extra") or {}).get("alternate"):
+        cfg["extra"] = {"alternate": ours["extra"]["alternate"]}
     (d / "mkdocs.yml").write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     p = subprocess.run([PY, "-m", "mkdocs", "build", "-q", "-f", "mkdocs.yml", "-d", "site"], cwd=d, env=env,
@@ -367,6 +399,15 @@ def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path) -> Pa
     if p.returncode:
         raise SystemExit(f"plain reference build failed:\n{p.stderr[-2000:]}")
     return d / "site"
+
+
+def _docs_path(rel: Path) -> str:
+    """The docs path of a built page: performance/index.html -> performance.md, index.html -> index.md."""
+    return "index.md" if rel.parent == Path(".") else rel.parent.as_posix() + ".md"
+
+
+def _url_dir(rel: Path) -> str:
+    return "" if rel.parent == Path(".") else rel.parent.as_posix() + "/"
 
 
 def _classify(site: Path) -> dict:
@@ -417,8 +458,8 @@ def weight_budgets(res: dict, tree: Path) -> bool:
             ratios_plain = []
             for rel in plain_pages:
                 ours = load(rel)
-                with http_server(plain_reference(site / rel, "zh", tree, tree)) as pbase:
-                    ref = first_load(browser, pbase)
+                with http_server(plain_reference(site / rel, "zh", tree, tree, _docs_path(rel))) as pbase:
+                    ref = first_load(browser, pbase + _url_dir(rel))
                 r = ours["bytes"]["total"] / ref["bytes"]["total"]
                 ratios_plain.append(r)
                 out["pages"][str(rel)] = {"ours": ours["bytes"], "plain_material": ref["bytes"], "ratio": r}
@@ -430,8 +471,8 @@ def weight_budgets(res: dict, tree: Path) -> bool:
             if math_pages:
                 rel = math_pages[0]
                 ours = load(rel)
-                with http_server(plain_reference(site / rel, "zh", tree, tree)) as pbase:
-                    ref = first_load(browser, pbase)
+                with http_server(plain_reference(site / rel, "zh", tree, tree, _docs_path(rel))) as pbase:
+                    ref = first_load(browser, pbase + _url_dir(rel))
                 r = ours["bytes"]["total"] / ref["bytes"]["total"]
                 out["pages"][str(rel)] = {"ours": ours["bytes"], "plain_material": ref["bytes"], "ratio": r, "math": True}
                 say(f"   formulas page {str(rel):<22} {ours['bytes']['total'] / 1024:7.1f} KiB vs plain Material page "
