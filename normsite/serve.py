@@ -9,6 +9,11 @@ only when the files it is built from change (paths, sizes, mtimes).
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,3 +32,22 @@ def fingerprint(root: Path = ROOT) -> tuple:
                 st = f.stat()
                 out.append((str(f.relative_to(root)), st.st_size, st.st_mtime_ns))
     return tuple(out)
+
+
+@contextlib.contextmanager
+def static_site(folder: Path) -> Iterator[str]:
+    """Serve a built site's folder on 127.0.0.1 (a free port, quietly) and yield its base URL.
+
+    The tools that open the built site in Chromium (make pdf, make perf, the search-rank
+    measurement) share it; `make serve` itself is MkDocs' server."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/"
+    finally:
+        srv.shutdown()
+        srv.server_close()

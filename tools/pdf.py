@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
-import http.server
 import os
 import shutil
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,19 +37,11 @@ def chromium() -> str:
     raise SystemExit("no Chromium found: install Debian's chromium (`make browser-deps`) or set CHROMIUM")
 
 
-@contextlib.contextmanager
 def serve(folder: Path):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
+    sys.path.insert(0, str(ROOT))  # normsite, beside the tools
+    from normsite.serve import static_site
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}/"
-    finally:
-        srv.shutdown()
-        srv.server_close()
+    return static_site(folder)
 
 
 _READY = """async () => {

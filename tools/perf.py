@@ -34,9 +34,6 @@ Exit status 1 if a measured budget does not hold.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.server
 import json
 import os
 import re
@@ -273,20 +270,11 @@ def serve_budget(res: dict, tree: Path, edits: int = 3) -> bool:
 # ---------------------------------------------------------------- 3. page weight
 
 
-@contextlib.contextmanager
 def http_server(folder: Path):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
+    sys.path.insert(0, str(ROOT))  # normsite, beside the tools
+    from normsite.serve import static_site
 
-    handler = functools.partial(Quiet, directory=str(folder))
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}/"
-    finally:
-        srv.shutdown()
+    return static_site(folder)
 
 
 def first_load(browser, url: str) -> dict:

@@ -17,12 +17,8 @@ site_url). tests/test_search_rank.py runs the same code on the test build.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.server
 import json
 import sys
-import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -109,19 +105,11 @@ def summary(ranks: list[Rank]) -> dict:
     return out
 
 
-@contextlib.contextmanager
 def serve(folder: Path):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
+    sys.path.insert(0, str(ROOT))  # normsite, beside the tools
+    from normsite.serve import static_site
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}/"
-    finally:
-        srv.shutdown()
-        srv.server_close()
+    return static_site(folder)
 
 
 def main(argv=None) -> int:
