@@ -321,8 +321,8 @@ def plain_reference(html_page: Path, lang: str, workdir: Path, tree: Path, page:
 
     The same navigation, because the pages around a page are content, not overhead: a one-page
     reference charged every new page's navigation entry, footer link and sitemap line to our
-    additions (issue L's measurement, 2026-11-30: 1.068 against one page, with navigation.prune
-    on). ``page`` is the measured page's docs path (``performance.md``).
+    additions (issue L's measurement, 2026-11-30: 1.068 against one page, 1.037 against the
+    same navigation). ``page`` is the measured page's docs path (``performance.md``).
 
     The article's headings become Markdown headings again, so the plain page gets the same
     table of contents; everything between them is kept as raw HTML.
