@@ -1,0 +1,369 @@
+"""What a reader sees: every built page read as text, the way a reader reads it.
+
+The rest of the suite checks the machinery. This file reads the result: each built
+page in both languages (site/**/index.html, site/en/**, glossary, print and the
+notebook pages' prose) and fails, naming the page and quoting the text, when a
+reader would see
+
+- front matter or its fence as text (``description: …``, ``---``);
+- raw Markdown: ``**``, ``[[``, ``{ #``, a backtick, ``---``;
+- raw TeX outside the typeset math (KaTeX output), code and notebook code cells:
+  ``_{``, ``^{``, ``\\frac`` and other ``\\commands``, ``$``;
+- a stray ``>`` right after a closing quote (the remains of a joined ``>`` line);
+- an article that does not start with its H1;
+- a ``<meta name="description">`` that is the site's default or not in the page's language;
+- a tooltip (a ``title`` attribute, such as a glossary link's) holding raw TeX;
+- a search index entry holding raw TeX (a formula indexed once as typeset text and
+  again as its TeX source).
+
+:func:`check_html` reads one page's HTML (a string), :func:`check_site` a built
+folder; both return :class:`Finding` s. The unit tests below show each rule
+failing on a crafted page with the defect and passing on a clean one (no build);
+``test_built_site_reads_clean`` runs it on the session's build (marked ``build``).
+It also checks the sources: each page's front matter is closed by a ``---`` on a
+line of its own (a fence joined onto the line above leaks onto the page).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4.element import Comment, Doctype, ProcessingInstruction
+
+from normref import glossary as gl
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGS = ("zh", "en")
+
+
+@dataclass(frozen=True)
+class Finding:
+    page: str
+    rule: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.page}: {self.rule}: {self.text!r}"
+
+
+# ---------------------------------------------------------------- the reader's text
+
+# Text a reader does not see as prose: code, typeset math (KaTeX's MathML and HTML,
+# and arithmatex before typesetting), scripts and styles, notebook code cells and
+# their outputs.
+_SKIP_TAGS = frozenset("code pre kbd samp script style template noscript math annotation textarea".split())
+_SKIP_CLASSES = frozenset(["katex", "katex-display", "arithmatex", "nr-math", "jp-InputArea", "jp-OutputArea",
+                           "jp-Cell-outputWrapper", "highlight"])
+_BLOCKS = frozenset("p li td th dt dd h1 h2 h3 h4 h5 h6 figcaption caption blockquote summary div section "
+                    "article details table tr ul ol dl figure label button text".split())
+
+FRONT_KEYS = ("title", "description", "hide", "search", "template", "icon", "status", "subtitle", "tags")
+
+# rule -> pattern over a block's visible text
+PROSE_RULES = {
+    "front matter as text": re.compile(r"^\s*(?:%s)\s*:\s" % "|".join(FRONT_KEYS)),
+    "raw Markdown": re.compile(r"\*\*|\[\[|\]\]|\{\s*#[\w-]|`|(?<!-)---(?!-)"),
+    "raw TeX": re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])|\$"),
+    "stray > after a quote": re.compile(r"[”\"]\s*>"),
+}
+TOOLTIP_TEX = re.compile(r"[_^]\{|\\|\$")
+SEARCH_TEX = re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])")
+
+
+def _skipped(el: Tag) -> bool:
+    return el.name in _SKIP_TAGS or bool(_SKIP_CLASSES.intersection(el.get("class") or ()))
+
+
+def _visible_blocks(root: Tag) -> Iterator[tuple[Tag, str]]:
+    """(block element, its visible text) for every block under ``root`` with text of its own."""
+    texts: dict[int, tuple[Tag, list[str]]] = {}
+
+    def walk(el: Tag, block: Tag) -> None:
+        for child in el.children:
+            if isinstance(child, (Comment, Doctype, ProcessingInstruction)):
+                continue
+            if isinstance(child, NavigableString):
+                texts.setdefault(id(block), (block, []))[1].append(str(child))
+            elif isinstance(child, Tag) and not _skipped(child):
+                walk(child, child if child.name in _BLOCKS else block)
+
+    walk(root, root)
+    for block, parts in texts.values():
+        text = re.sub(r"\s+", " ", "".join(parts)).strip()
+        if text:
+            yield block, text
+
+
+def _quote(text: str, m: re.Match, width: int = 40) -> str:
+    a, b = max(0, m.start() - width), min(len(text), m.end() + width)
+    return ("…" if a else "") + text[a:b] + ("…" if b < len(text) else "")
+
+
+def _cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(gl.is_han(c) for c in letters) / len(letters) if letters else 0.0
+
+
+def _first_content(root: Tag) -> Tag | None:
+    """The first element under ``root`` a reader sees (stylesheets, scripts and Material's buttons aside)."""
+    for child in root.children:
+        if isinstance(child, NavigableString):
+            if str(child).strip() and not isinstance(child, Comment):
+                return None
+            continue
+        if child.name in ("link", "script", "style", "meta", "noscript", "template"):
+            continue
+        if child.name == "a" and "md-content__button" in (child.get("class") or ()):
+            continue
+        if child.name == "div" and not child.get_text(strip=True) and not child.find(["img", "svg"]):
+            continue
+        return child
+    return None
+
+
+def check_html(html: str, page: str = "<page>", lang: str | None = None,
+               default_descriptions: Iterable[str] = ()) -> list[Finding]:
+    """What a reader of this page would see that they should not; [] for a clean page.
+
+    ``lang``: the page's language (default: the <html lang>); ``default_descriptions``:
+    the sites' own descriptions, which a page's <meta name="description"> must not fall back to."""
+    soup = BeautifulSoup(html, "html.parser")
+    found: list[Finding] = []
+    if lang is None:
+        lang = (soup.html.get("lang", "") if soup.html else "")[:2] or None
+    article = soup.find("article") or soup.body or soup
+
+    # The article's visible text, block by block.
+    for _, text in _visible_blocks(article):
+        for rule, pat in PROSE_RULES.items():
+            m = pat.search(text)  # the first in each block: one finding per rule and paragraph
+            if m:
+                found.append(Finding(page, rule, _quote(text, m)))
+
+    # Its first element is the H1 (a notebook page: the notebook's first cell, after the site's download bar).
+    start = article.find("div", class_="jp-Notebook") or article
+    if start.name == "div":
+        cell = start.find("div", class_="jp-Cell")
+        start = cell.find(class_="jp-RenderedMarkdown") if cell and cell.find(class_="jp-RenderedMarkdown") else start
+    first = _first_content(start)
+    if first is None or first.name != "h1":
+        seen = first.get_text(" ", strip=True)[:80] if isinstance(first, Tag) else "(nothing)"
+        found.append(Finding(page, "article does not start with its H1", f"<{getattr(first, 'name', '')}> {seen}"))
+
+    # Tooltips: every title attribute on the page's content.
+    for el in article.find_all(title=True):
+        m = TOOLTIP_TEX.search(el["title"])
+        if m:
+            found.append(Finding(page, "raw TeX in a tooltip", _quote(el["title"], m)))
+
+    # The page's description for search engines and link previews.
+    meta = soup.find("meta", attrs={"name": "description"})
+    desc = (meta.get("content") or "").strip() if meta else ""
+    if not desc:
+        found.append(Finding(page, "no description", ""))
+    elif desc in {d.strip() for d in default_descriptions}:
+        found.append(Finding(page, "description is the site default", desc))
+    elif lang == "zh" and _cjk_share(desc) == 0:
+        found.append(Finding(page, "description not in the page's language (zh)", desc))
+    elif lang == "en" and _cjk_share(desc) > 0.5:
+        found.append(Finding(page, "description not in the page's language (en)", desc))
+    return found
+
+
+def check_search_index(data: dict, where: str = "search_index.json") -> list[Finding]:
+    """Entries of a search index (Material's search_index.json, parsed) whose text holds raw TeX."""
+    found = []
+    for doc in data.get("docs", []):
+        for field in ("title", "text"):
+            text = BeautifulSoup(doc.get(field) or "", "html.parser").get_text()
+            text = text.replace("\u200b", "")  # jieba's segment marks
+            m = SEARCH_TEX.search(text)
+            if m:
+                found.append(Finding(f"{where} {doc.get('location', '')!r}", f"raw TeX in the search {field}",
+                                     _quote(text, m)))
+    return found
+
+
+def site_descriptions() -> dict[str, str]:
+    """The site_description of each language's mkdocs config."""
+    out = {}
+    for lang, cfg in (("zh", "mkdocs.yml"), ("en", "mkdocs.en.yml")):
+        m = re.search(r"^site_description:\s*(.+)$", (ROOT / cfg).read_text(encoding="utf-8"), re.M)
+        out[lang] = m.group(1).strip() if m else ""
+    return out
+
+
+def site_pages(folder: Path) -> list[tuple[str, Path]]:
+    """(language, file) of every built page: zh under folder/, en under folder/en/."""
+    pages = []
+    for path in sorted(folder.rglob("index.html")):
+        rel = path.relative_to(folder)
+        if rel.parts[0] in ("assets", "search", "wheels", "figures"):
+            continue
+        pages.append(("en" if rel.parts[0] == "en" else "zh", path))
+    return pages
+
+
+def check_site(folder: Path) -> list[Finding]:
+    """Every finding on a built site (both languages), its pages and its search indexes."""
+    folder = Path(folder)
+    defaults = site_descriptions().values()
+    found = []
+    for lang, path in site_pages(folder):
+        found += check_html(path.read_text(encoding="utf-8"), str(path.relative_to(folder)), lang, defaults)
+    for index in (folder / "search/search_index.json", folder / "en/search/search_index.json"):
+        if index.exists():
+            found += check_search_index(json.loads(index.read_text(encoding="utf-8")), str(index.relative_to(folder)))
+    return found
+
+
+def report(found: list[Finding]) -> str:
+    return f"{len(found)} finding(s):\n  " + "\n  ".join(map(str, found))
+
+
+# ---------------------------------------------------------------- the sources
+
+
+def front_matter_problems(md: str) -> list[str]:
+    """A page's front matter, if it opens with ``---``, closes with ``---`` on a line of its own and parses."""
+    if not md.startswith("---"):
+        return []
+    lines = md.split("\n")
+    if lines[0].strip() != "---":
+        return [f"line 1 is {lines[0]!r}, not the fence '---' alone"]
+    for i, line in enumerate(lines[1:], start=2):
+        if line.strip() == "---":
+            try:
+                meta = yaml.safe_load("\n".join(lines[1:i - 1]))
+            except yaml.YAMLError as e:
+                return [f"front matter does not parse: {e}"]
+            if not isinstance(meta, dict):
+                return [f"front matter is not a mapping: {meta!r}"]
+            return [f"line {j}: {ln!r} holds a joined fence" for j, ln in enumerate(lines[1:i - 1], start=2)
+                    if ln.rstrip().endswith("---")]
+        if line.rstrip().endswith("---"):
+            return [f"line {i}: the closing fence is joined onto the text: {line[-60:]!r}"]
+        if not line.strip() or not re.match(r"^(\s|[\w-]+\s*:)", line):
+            return [f"line {i}: front matter never closed by '---' on its own line before {line[:60]!r}"]
+    return ["front matter never closed"]
+
+
+# ---------------------------------------------------------------- tests: the rules on crafted pages
+
+DEFAULTS = ("站点默认描述。", "The site's default description.")
+
+
+def page(body: str, lang: str = "zh", desc: str = "这一页讲 RMSNorm 如何缩放隐藏向量。") -> str:
+    return (f'<!doctype html><html lang="{lang}"><head><meta name="description" content="{desc}"></head>'
+            f'<body><article class="md-content__inner md-typeset">'
+            f'<link rel="stylesheet" href="x.css">{body}</article></body></html>')
+
+
+CLEAN = page(
+    '<h1 id="t">标题</h1>'
+    '<p>正文用 <strong>粗体</strong>，公式 <span class="katex"><span class="katex-mathml"><math><semantics>'
+    '<mrow><mi>x</mi></mrow><annotation encoding="application/x-tex">x_{l+1} = \\frac{a}{b}</annotation>'
+    '</semantics></math></span><span class="katex-html" aria-hidden="true">x</span></span>，代码 '
+    '<code>a ** 2 $HOME `x`</code>，引文“routing weights”。</p>'
+    '<div class="highlight"><pre><code>--- $x_{1}$</code></pre></div>'
+    '<p>术语 <a class="nr-term" href="g/#pre-ln" title="xₗ₊₁ = xₗ + f(LN(xₗ))">Pre-LN</a>——长破折号可以。</p>'
+)
+
+
+def test_clean_page_passes():
+    assert check_html(CLEAN, "clean", default_descriptions=DEFAULTS) == []
+
+
+@pytest.mark.parametrize("body,rule,quoted", [
+    ("<hr><p>description: RMSNorm 对隐藏向量做了什么。---</p><h1>标题</h1>",
+     ["front matter as text", "raw Markdown", "article does not start with its H1"], "description:"),
+    ("<h1>标题</h1><p>这是 **粗体** 吗</p>", "raw Markdown", "**"),
+    ("<h1>标题</h1><p>值是 [[value: x]]。</p>", "raw Markdown", "[[value"),
+    ("<h1>标题</h1><h2>小节 { #sec }</h2>", "raw Markdown", "{ #sec"),
+    ("<h1>标题</h1><p>用 `code` 写</p>", "raw Markdown", "`code"),
+    ("<h1>标题</h1><p>上面---下面</p>", "raw Markdown", "---"),
+    ("<h1>标题</h1><p>残差 x_{l+1} 在此</p>", "raw TeX", "x_{l+1}"),
+    ("<h1>标题</h1><p>增益 g^{2} 在此</p>", "raw TeX", "g^{2}"),
+    ("<h1>标题</h1><p>比值 \\frac{a}{b}</p>", "raw TeX", "\\frac"),
+    ("<h1>标题</h1><p>公式 $x$ 没排版</p>", "raw TeX", "$x$"),
+    ("<h1>标题</h1><blockquote><p>“their routing weights”&gt;（译文）</p></blockquote>", "stray > after a quote", "weights”>"),
+    ("<p>开头一段。</p><h1>标题</h1>", "article does not start with its H1", "开头一段"),
+    ('<h1>标题</h1><p><a class="nr-term" title="x_{l+1} = LN(x_l)">Post-LN</a></p>', "raw TeX in a tooltip", "x_{l+1}"),
+    ('<h1>标题</h1><p><a class="nr-term" title="除以 \\sqrt{d}">RMS</a></p>', "raw TeX in a tooltip", "\\sqrt"),
+])
+def test_each_rule_fails_on_a_crafted_page(body, rule, quoted):
+    found = check_html(page(body), "bad", default_descriptions=DEFAULTS)
+    assert [f.rule for f in found] == (rule if isinstance(rule, list) else [rule]), report(found)
+    assert quoted in found[0].text and found[0].page == "bad"
+
+
+@pytest.mark.parametrize("lang,desc,rule", [
+    ("zh", DEFAULTS[0], "description is the site default"),
+    ("zh", "What RMSNorm does to a hidden vector.", "description not in the page's language (zh)"),
+    ("en", "RMSNorm 对隐藏向量做了什么、为什么让深层模型训得动。", "description not in the page's language (en)"),
+    ("en", "", "no description"),
+])
+def test_description_rules(lang, desc, rule):
+    found = check_html(page("<h1>T</h1>", lang, desc), "bad", default_descriptions=DEFAULTS)
+    assert [f.rule for f in found] == [rule], report(found)
+    assert check_html(page("<h1>T</h1>", "en", "What RMSNorm does to a hidden vector (RMSNorm 均方根归一化)."),
+                      default_descriptions=DEFAULTS) == []
+
+
+def test_notebook_code_cells_are_skipped_but_their_prose_is_read():
+    nb = ('<p class="nr-notebook-download">下载</p><div class="jp-Notebook">'
+          '<div class="jp-Cell jp-MarkdownCell"><div class="jp-RenderedMarkdown"><h1>笔记本</h1><p>PROSE</p></div></div>'
+          '<div class="jp-Cell jp-CodeCell"><div class="jp-InputArea"><div class="highlight"><pre>x = "$a_{1}$"  # **</pre>'
+          '</div></div><div class="jp-OutputArea"><pre>\\frac ---</pre></div></div></div>')
+    assert check_html(page(nb.replace("PROSE", "正文。")), default_descriptions=DEFAULTS) == []
+    found = check_html(page(nb.replace("PROSE", "正文 $x_{1}$。")), "nb", default_descriptions=DEFAULTS)
+    assert {f.rule for f in found} == {"raw TeX"}, report(found)
+    found = check_html(page(nb.replace("PROSE", "正文。").replace("<h1>笔记本</h1>", "")), "nb", default_descriptions=DEFAULTS)
+    assert [f.rule for f in found] == ["article does not start with its H1"], report(found)
+
+
+def test_search_index_rule():
+    clean = {"docs": [{"location": "#a", "title": "公式", "text": "<p>长度 √d，x<sub>l+1</sub> = xₗ</p>"}]}
+    assert check_search_index(clean) == []
+    twice = {"docs": [{"location": "#home", "title": "首页", "text": "<p>恰好是 d\\sqrt{d}d（只差 ε\\varepsilonε）</p>"}]}
+    found = check_search_index(twice)
+    assert [f.rule for f in found] == ["raw TeX in the search text"] and "\\sqrt{d}" in found[0].text, report(found)
+
+
+def test_front_matter_source_rule():
+    assert front_matter_problems("---\ndescription: 好。\n---\n\n# 标题 { #t }\n") == []
+    assert front_matter_problems("# 标题\n") == []
+    bad = front_matter_problems("---\ndescription: RMSNorm 做了什么。---\n\n# 标题 { #t }\n")
+    assert bad and "joined" in bad[0]
+    assert front_matter_problems("---\ndescription: 好。\n\n# 标题\n")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_front_matter_is_closed_on_its_own_line(lang):
+    bad = {str(p.relative_to(ROOT)): front_matter_problems(p.read_text(encoding="utf-8"))
+           for p in sorted((ROOT / "docs" / lang).rglob("*.md"))}
+    assert not {k: v for k, v in bad.items() if v}, bad
+
+
+def test_glossary_tooltips_hold_no_tex():
+    """Every short text becomes a title attribute, shown as plain text: write formulas in Unicode (xₗ₊₁)."""
+    bad = [(t.id, lang, t.short[lang]) for t in gl.default().terms for lang in LANGS if TOOLTIP_TEX.search(t.short[lang])]
+    assert not bad, bad
+
+
+# ---------------------------------------------------------------- the built site
+
+
+def test_built_site_reads_clean(site):
+    pages = site_pages(site)
+    assert {lang for lang, _ in pages} == set(LANGS) and len(pages) > 20, pages
+    assert any(p.parent.name == "print" for _, p in pages) and any(p.parent.name == "glossary" for _, p in pages)
+    found = check_site(site)
+    assert not found, report(found)
