@@ -13,7 +13,7 @@ import functools
 import html
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from normref.glossary import GLOSSARY_PAGE, LANGS, Glossary, Term, default, is_han
@@ -116,6 +116,9 @@ def glossary_href(page_url: str, glossary_url: str) -> str:
 # - a space between Chinese and Latin characters is optional (L2 范数 = L2范数);
 # - per term, `avoid` lists longer words that contain a spelling but mean
 #   something else (方差 inside 协方差);
+# - a link never starts or ends inside a word jieba keeps whole: 去均值 is not
+#   linked in 减去均值 (减去 is a word); `avoid` remains for meanings jieba cannot see;
+# - on a Chinese page, English quoted in “…” is not linked (a quotation of a source);
 # - only the first occurrence of each term per page is linked, and later
 #   occurrences are still consumed, so a second 均方根归一化 does not link 归一化.
 # Skipped: code, pre, kbd, existing links, headings, KaTeX output, scripts and
@@ -188,6 +191,40 @@ def _avoided(text: str, start: int, end: int, form: str, term: Term) -> bool:
     return False
 
 
+def _splits_word(text: str, start: int, end: int, words: Callable[[], set[int]]) -> bool:
+    """Would a link on text[start:end] start or end inside a Chinese word jieba keeps whole (减|去均值)?
+
+    ``words()`` gives the word boundaries of ``text`` (computed once, on demand). An edge
+    between two Han characters must be one of them; other edges (Latin, space, punctuation) are free."""
+    for edge in (start, end):
+        if 0 < edge < len(text) and is_han(text[edge - 1]) and is_han(text[edge]) and edge not in words():
+            return True
+    return False
+
+
+def _boundaries(text: str) -> set[int]:
+    out = set()
+    for _, a, b in segmenter().tokenize(text):
+        out.update((a, b))
+    return out
+
+
+# Quoted English inside Chinese prose (“routing weights” in a zh quotation of the K3
+# report) is someone else's words in another language: its terms are not linked.
+_QUOTED = re.compile(r"“(?:[^“”<]|<[^>]*>)*”")
+
+
+def _quoted_latin(content: str, lang: str) -> list[tuple[int, int]]:
+    if lang != "zh":
+        return []
+    spans = []
+    for q in _QUOTED.finditer(content):
+        text = re.sub(r"<[^>]*>", "", q.group(0))
+        if not any(is_han(c) for c in text) and re.search(r"[A-Za-z]", text):
+            spans.append(q.span())
+    return spans
+
+
 def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: set[str] | None = None) -> tuple[str, set[str]]:
     """Link the first occurrence of each glossary term in the text of rendered HTML.
 
@@ -195,33 +232,62 @@ def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: s
     each link is ``<a class="nr-term" href="{href}#{id}" title="{short}">`` whose
     ``title`` becomes Material's tooltip (feature ``content.tooltips``). Markup is
     copied byte for byte; only text outside skipped elements changes.
+
+    A link never starts or ends inside a Chinese word, as jieba (:func:`segmenter`)
+    segments the text around it: in 减去均值 the alias 去均值 is not linked (减去 is
+    a word), and the search goes on from the next character. On a Chinese page,
+    English quoted in “…” is left alone.
     Returns the new HTML and the ids of the terms linked.
     """
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     m = _matcher(glossary)
     linked = set() if linked is None else linked
+    quoted = _quoted_latin(content, lang)
 
-    def link_text(text: str) -> str:
-        pieces = []
-        for i, piece in enumerate(_UNTOUCHED.split(text)):
-            if i % 2 or not piece:
-                pieces.append(piece)
+    def in_quote(at: int) -> int | None:
+        for a, b in quoted:
+            if a <= at < b:
+                return b
+        return None
+
+    def link_piece(piece: str, offset: int) -> str:
+        out, pos, at = [], 0, 0
+        words: set[int] | None = None
+
+        def boundaries() -> set[int]:
+            nonlocal words
+            if words is None:
+                words = _boundaries(piece)
+            return words
+
+        while (hit := m.regex.search(piece, at)) is not None:
+            g = hit.lastgroup
+            term, form = m.group_term[g], m.group_form[g]
+            quote_end = in_quote(offset + hit.start())
+            if quote_end is not None:
+                at = max(hit.end(), quote_end - offset)
                 continue
-            out, pos = [], 0
-            for hit in m.regex.finditer(piece):
-                g = hit.lastgroup
-                term, form = m.group_term[g], m.group_form[g]
-                if term.id in linked or _avoided(piece, hit.start(), hit.end(), form, term):
-                    continue
-                linked.add(term.id)
-                out.append(piece[pos:hit.start()])
-                out.append(
-                    f'<a class="nr-term" href="{_attr(href)}#{term.id}" title="{_attr(term.short[lang])}">{hit.group(0)}</a>'
-                )
-                pos = hit.end()
-            out.append(piece[pos:])
-            pieces.append("".join(out))
+            if _splits_word(piece, hit.start(), hit.end(), boundaries):
+                at = hit.start() + 1  # a shorter term may still start here, or a word later
+                continue
+            at = hit.end()
+            if term.id in linked or _avoided(piece, hit.start(), hit.end(), form, term):
+                continue
+            linked.add(term.id)
+            out.append(piece[pos:hit.start()])
+            out.append(
+                f'<a class="nr-term" href="{_attr(href)}#{term.id}" title="{_attr(term.short[lang])}">{hit.group(0)}</a>'
+            )
+            pos = hit.end()
+        out.append(piece[pos:])
+        return "".join(out)
+
+    def link_text(text: str, offset: int) -> str:
+        pieces, at = [], offset
+        for i, piece in enumerate(_UNTOUCHED.split(text)):
+            pieces.append(piece if i % 2 or not piece else link_piece(piece, at))
+            at += len(piece)
         return "".join(pieces)
 
     out: list[str] = []
@@ -230,7 +296,7 @@ def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: s
     depth = 0
     for tag in _MARKUP.finditer(content):
         text = content[pos:tag.start()]
-        out.append(link_text(text) if skip_tag is None and text.strip() else text)
+        out.append(link_text(text, pos) if skip_tag is None and text.strip() else text)
         out.append(tag.group(0))
         pos = tag.end()
         t = _TAGNAME.match(tag.group(0))
@@ -246,7 +312,7 @@ def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: s
             if depth == 0:
                 skip_tag = None
     text = content[pos:]
-    out.append(link_text(text) if skip_tag is None and text.strip() else text)
+    out.append(link_text(text, pos) if skip_tag is None and text.strip() else text)
     return "".join(out), linked
 
 

@@ -29,3 +29,132 @@ def typeset(html_text: str, where: str) -> tuple[str, int]:
         return f'<div class="nr-math">{out}</div>' if display else out
 
     return _MATH.subn(render, html_text)
+
+
+# ---------------------------------------------------------------- formulas as text, for the search index
+#
+# KaTeX writes each formula three times: MathML (its text), the TeX source (the
+# MathML's <annotation>) and the visible HTML. Material's search plugin reads all
+# the text of a page, so a preview showed "d\sqrt{d}d". The index gets one readable
+# copy instead: the TeX written out in Unicode, with <sub>/<sup> (which the plugin
+# keeps), e.g. x<sub>l+1</sub> = LN(x<sub>l</sub> + f(x<sub>l</sub>)), √d.
+
+_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
+    "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",
+    "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "ell": "ℓ",
+    "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Sigma": "Σ", "Pi": "Π", "Phi": "Φ", "Omega": "Ω",
+    "cdot": "·", "times": "×", "odot": "⊙", "otimes": "⊗", "pm": "±", "approx": "≈", "sim": "∼", "le": "≤",
+    "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "equiv": "≡", "propto": "∝", "to": "→",
+    "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒", "Longrightarrow": "⟹", "uparrow": "↑",
+    "downarrow": "↓", "infty": "∞", "partial": "∂", "nabla": "∇", "sum": "∑", "prod": "∏", "in": "∈", "top": "⊤",
+    "lVert": "‖", "rVert": "‖", "Vert": "‖", "|": "‖", "lvert": "|", "rvert": "|", "mid": "|", "langle": "⟨",
+    "rangle": "⟩", "dots": "…", "ldots": "…", "cdots": "⋯", "{": "{", "}": "}", "_": "_", "%": "%", "#": "#",
+    "&": "&", ",": " ", ";": " ", ":": " ", " ": " ", "quad": " ", "qquad": "  ", "!": "", "\\": "; ",
+}
+_NAMES = frozenset("ln log exp max min lim arg sin cos tanh det".split())
+_DROP = frozenset("big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr left right displaystyle textstyle nonumber".split())
+_CONTENT = frozenset("mathrm text operatorname mathbf mathit mathcal mathbb mathsf boldsymbol textrm textbf".split())
+_ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303", "vec": "\u20d7", "dot": "\u0307"}
+_FRACS = frozenset("frac tfrac dfrac".split())
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.S)
+
+
+def readable(tex: str) -> str:
+    """A TeX formula as readable HTML text: Unicode symbols, <sub>/<sup>, no backslashes.
+
+    For a search preview, not for typesetting: \\frac{a}{b} becomes a/b, \\sqrt{d} √d."""
+    if not isinstance(tex, str):
+        raise TypeError(f"tex must be a str, got {type(tex).__name__}")
+    tokens = [t for t in _TOKEN.findall(tex)]
+    pos = 0
+
+    def wrap(s: str) -> str:  # an argument of more than one symbol keeps its parentheses
+        plain = re.sub(r"<[^>]+>", "", s)
+        return s if len(plain) <= 1 or (plain[0] + plain[-1]) in ("()", "[]", "⟨⟩", "‖‖") else f"({s})"
+
+    def group(until: str | None) -> str:
+        nonlocal pos
+        out = []
+        while pos < len(tokens):
+            t = tokens[pos]
+            if t == "}" and until == "}":
+                pos += 1
+                break
+            pos += 1
+            out.append(token(t))
+        return "".join(out)
+
+    def arg() -> str:
+        nonlocal pos
+        while pos < len(tokens) and tokens[pos].isspace():
+            pos += 1
+        if pos >= len(tokens):
+            return ""
+        t = tokens[pos]
+        pos += 1
+        return group("}") if t == "{" else token(t)
+
+    def token(t: str) -> str:
+        if t == "{":
+            return group("}")
+        if t == "}" or t == "&":
+            return ""
+        if t.isspace():
+            return " "
+        if t in ("_", "^"):
+            tag = "sub" if t == "_" else "sup"
+            return f"<{tag}>{arg()}</{tag}>"
+        if not t.startswith("\\"):
+            return html.escape(t, quote=False)
+        name = t[1:]
+        if name in _SYMBOLS:
+            return html.escape(_SYMBOLS[name], quote=False)
+        if name in _NAMES:
+            return name
+        if name in _DROP:
+            return ""
+        if name in _CONTENT:
+            return arg()
+        if name in ("begin", "end"):
+            arg()
+            return ""
+        if name == "sqrt":
+            return "√" + wrap(arg())
+        if name in _FRACS:
+            num, den = arg(), arg()
+            return f"{wrap(num)}/{wrap(den)}"
+        if name in _ACCENTS:
+            a = arg()
+            return a + _ACCENTS[name] if len(a) == 1 else a
+        return name  # an unknown command: its name, never a backslash
+
+    text = group(None)
+    return re.sub(r" {2,}", " ", text).strip()
+
+
+_KATEX_OPEN = re.compile(r'<span class="katex">')
+_SPAN = re.compile(r"<span\b|</span>")
+_ANNOTATION = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
+
+
+def for_search(html_text: str) -> str:
+    """The page's HTML with each KaTeX formula replaced by one readable copy (:func:`readable`)."""
+    out, pos = [], 0
+    for m in _KATEX_OPEN.finditer(html_text):
+        if m.start() < pos:
+            continue  # nested inside a formula already replaced
+        depth, end = 0, None
+        for s in _SPAN.finditer(html_text, m.start()):
+            depth += 1 if s.group(0) != "</span>" else -1
+            if depth == 0:
+                end = s.end()
+                break
+        if end is None:
+            break
+        tex = _ANNOTATION.search(html_text, m.start(), end)
+        out.append(html_text[pos:m.start()])
+        out.append(f'<span class="nr-math-text">{readable(html.unescape(tex.group(1))) if tex else ""}</span>')
+        pos = end
+    out.append(html_text[pos:])
+    return "".join(out)

@@ -11,6 +11,10 @@ metadata and table of contents, the index's settings, the words the build
 taught jieba (``extra``: the glossary's digest), the site layer's code and the
 versions of jieba and Material. A miss runs the plugin's own code, so the
 entries (and the search_index.json written from them) are the same either way.
+
+The plugin reads the page with each formula as one readable copy
+(normsite.mathtex.for_search), not KaTeX's three (MathML, TeX source, HTML):
+a preview shows x<sub>l+1</sub>, not "xl+1x_{l+1}xl+1".
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from . import stepcache
+from . import mathtex, stepcache
 
 __all__ = ["cache_entries", "page_inputs"]
 
@@ -44,7 +48,12 @@ def cache_entries(index, extra: tuple = (), prepare: Callable[[], None] = lambda
         def compute() -> list:
             prepare()
             before = len(index.entries)
-            add(page)
+            content = page.content
+            page.content = mathtex.for_search(content or "")
+            try:
+                add(page)
+            finally:
+                page.content = content
             new = index.entries[before:]
             del index.entries[before:]
             return new

@@ -182,8 +182,10 @@ def check_search_index(data: dict, where: str = "search_index.json") -> list[Fin
     found = []
     for doc in data.get("docs", []):
         for field in ("title", "text"):
-            text = BeautifulSoup(doc.get(field) or "", "html.parser").get_text()
-            text = text.replace("\u200b", "")  # jieba's segment marks
+            soup = BeautifulSoup(doc.get(field) or "", "html.parser")
+            for code in soup.find_all(["pre", "code"]):  # code is indexed as code, TeX in it included
+                code.decompose()
+            text = soup.get_text().replace("\u200b", "")  # jieba's segment marks
             m = SEARCH_TEX.search(text)
             if m:
                 found.append(Finding(f"{where} {doc.get('location', '')!r}", f"raw TeX in the search {field}",
@@ -330,7 +332,8 @@ def test_notebook_code_cells_are_skipped_but_their_prose_is_read():
 
 
 def test_search_index_rule():
-    clean = {"docs": [{"location": "#a", "title": "公式", "text": "<p>长度 √d，x<sub>l+1</sub> = xₗ</p>"}]}
+    clean = {"docs": [{"location": "#a", "title": "公式", "text": "<p>长度 √d，x<sub>l+1</sub> = xₗ</p>"
+                                                                    '<pre><code>label=r"$\\hat{x}$"</code></pre>'}]}
     assert check_search_index(clean) == []
     twice = {"docs": [{"location": "#home", "title": "首页", "text": "<p>恰好是 d\\sqrt{d}d（只差 ε\\varepsilonε）</p>"}]}
     found = check_search_index(twice)
@@ -356,6 +359,80 @@ def test_glossary_tooltips_hold_no_tex():
     """Every short text becomes a title attribute, shown as plain text: write formulas in Unicode (xₗ₊₁)."""
     bad = [(t.id, lang, t.short[lang]) for t in gl.default().terms for lang in LANGS if TOOLTIP_TEX.search(t.short[lang])]
     assert not bad, bad
+
+
+# ---------------------------------------------------------------- the fixes behind the findings
+
+
+def test_search_reads_each_formula_once_and_readably():
+    """KaTeX's output holds a formula three times (MathML, TeX, HTML); the search plugin reads one readable copy."""
+    from material.plugins.search.plugin import Parser
+
+    from normsite import mathtex
+
+    html = "<h1 id='t'>T</h1><p>长度恰好是 \\(\\sqrt{d}\\)，而 \\(x_{l+1} = \\mathrm{LN}(x_l + f(x_l))\\)。</p>"
+    html = html.replace("\\(", '<span class="arithmatex">\\(').replace("\\)", '\\)</span>')
+    typeset, n = mathtex.typeset(html, "t")
+    assert n == 2
+
+    def indexed(content):
+        parser = Parser()
+        parser.feed(content)
+        parser.close()
+        return "".join(parser.data[0].text)
+
+    assert "\\sqrt{d}" in indexed(typeset)  # the defect: the TeX source reaches the index
+    text = indexed(mathtex.for_search(typeset))
+    assert text == "<p>长度恰好是 √d，而 x<sub>l+1</sub> = LN(x<sub>l</sub> + f(x<sub>l</sub>))。</p>", text
+    assert check_search_index({"docs": [{"location": "#t", "text": text}]}) == []
+
+
+@pytest.mark.parametrize("tex,text", [
+    (r"\sqrt{d}", "√d"),
+    (r"\frac{1}{d}\sum_i x_i^2", "1/d∑<sub>i</sub> x<sub>i</sub><sup>2</sup>"),
+    (r"\hat{x} \odot g", "x̂ ⊙ g"),
+    (r"\lVert x \rVert_2 \approx \sqrt{d}\,\varepsilon", "‖ x ‖<sub>2</sub> ≈ √d ε"),
+    (r"W_\uparrow\,\mathrm{RMSNorm}(u)", "W<sub>↑</sub> RMSNorm(u)"),
+    (r"a < b", "a &lt; b"),
+])
+def test_readable_formulas(tex, text):
+    from normsite import mathtex
+
+    assert mathtex.readable(tex) == text
+    with pytest.raises(TypeError, match="tex"):
+        mathtex.readable(None)
+
+
+def _links(html):
+    return [(a.get_text(), a["href"].split("#")[1]) for a in BeautifulSoup(html, "html.parser").find_all("a")]
+
+
+def test_a_link_never_splits_a_chinese_word():
+    from normsite import glossary as sg
+
+    g = gl.default()
+    # 减去 is one word for jieba: 去均值 (an alias of mean-centering) is not linked inside 减去均值,
+    # and the search goes on: 均值 (mean) is its own word there.
+    out, _ = sg.link_terms("<p>RMSNorm 不减去均值。</p>", g, "zh", "g/")
+    assert ("去均值", "mean-centering") not in _links(out) and ("均值", "mean") in _links(out), out
+    assert "减去<a" in out
+    out, _ = sg.link_terms("<p>先去均值，再缩放。</p>", g, "zh", "g/")
+    assert ("去均值", "mean-centering") in _links(out), out
+    # jieba decides, not a list: no `avoid` entry names 减去均值.
+    assert not any("减去均值" in t.avoid for t in g.terms)
+
+
+def test_quoted_english_in_chinese_is_not_linked():
+    from normsite import glossary as sg
+
+    g = gl.default()
+    html = "<blockquote><p>“whose scale can vary with their routing weights”</p><p>（随路由权重而变化。）</p></blockquote>"
+    out, _ = sg.link_terms(html, g, "zh", "g/")
+    assert _links(out) == [("路由权重", "routing-weights")], out
+    out, _ = sg.link_terms(html.replace("“", "").replace("”", ""), g, "zh", "g/")
+    assert ("routing weights", "routing-weights") in _links(out), out  # unquoted, it is linked
+    out, _ = sg.link_terms('<p>"their routing weights"</p>', g, "en", "g/")
+    assert _links(out) == [("routing weights", "routing-weights")], out  # en pages: unchanged
 
 
 # ---------------------------------------------------------------- the built site
