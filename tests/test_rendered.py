@@ -418,6 +418,15 @@ def test_a_link_never_splits_a_chinese_word():
     assert "减去<a" in out
     out, _ = sg.link_terms("<p>先去均值，再缩放。</p>", g, "zh", "g/")
     assert ("去均值", "mean-centering") in _links(out), out
+    out, _ = sg.link_terms("<p>RMSNorm 不减去均值。</p>", g, "zh", "g/")
+    assert "去均值" not in [t for t, _ in _links(out)], out
+    out, _ = sg.link_terms("<p>协方差矩阵不是方差。</p>", g, "zh", "g/")
+    assert "协<a" not in out and ("方差", "variance") in _links(out), out
+    # An accidental pairing in jieba's dictionary (向 + 量变 + 长) does not refuse a term that is a word itself.
+    out, _ = sg.link_terms("<p>若一个隐藏向量变长，同一个词元换一批上下文。</p>", g, "zh", "g/")
+    assert ("隐藏向量", "hidden-state") in _links(out) and ("词元", "token") in _links(out), out
+    assert sg.split_cost("减去均值", 1, 4) > sg.SPLIT_COST > sg.split_cost("若一个隐藏向量变长", 3, 7)
+    assert sg.split_cost("先去均值，再缩放", 1, 4) == 0 and sg.split_cost("RMSNorm 去均值", 8, 11) == 0
     # jieba decides, not a list: no `avoid` entry names 减去均值.
     assert not any("减去均值" in t.avoid for t in g.terms)
 
