@@ -257,6 +257,10 @@ class Site:
             self.rendered[src_uri] = (url, html_text)
         return html_text
 
+    def notebook_description(self, src_uri: str, html_text: str) -> str | None:
+        """A notebook page's description (it has no front matter): its opening sentence (notebooks.description)."""
+        return notebooks.description(html_text) if src_uri.endswith(".py") else None
+
     def notebook_downloads(self, src_uri: str) -> dict | None:
         """For overrides/main.html: a notebook page's downloads, its kernel line, Colab and repository links."""
         found = notebooks.downloads(src_uri)

@@ -7,6 +7,7 @@ byte-stable) beside the .py source that mkdocs-jupyter's include_source copies.
 
 from __future__ import annotations
 
+import html
 import json
 import posixpath
 import re
@@ -156,3 +157,28 @@ def scrub_page(output: str, src_uri: str) -> str:
     if 'class="jupyter-wrapper"' in output:
         output = csstrim.trim_html(output)
     return output
+
+
+_NB_MARKDOWN = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>(.*?)</div>', re.S)
+_FIRST_P = re.compile(r"<h1\b.*?</h1>\s*<p>(.*?)</p>", re.S)
+
+
+def description(html_text: str, limit: int = 160) -> str | None:
+    """A notebook page's description for search engines and link previews: the first sentence of the
+    paragraph under its H1 (plain text, formulas written out), or None when there is none."""
+    from . import mathtex
+
+    for cell in _NB_MARKDOWN.finditer(html_text):
+        m = _FIRST_P.search(cell.group(1))
+        if not m:
+            continue
+        text = re.sub(r"<[^>]+>", "", mathtex.for_search(m.group(1)))
+        text = re.sub(r"\s+", " ", html.unescape(text)).strip()
+        text = re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])", "", text)  # a joined zh line
+        sentence = re.match(r".+?(?:[。！？]|[.!?](?=\s+[A-Z“\"]|$))", text)  # not "(Eq. 11)"
+        text = sentence.group(0) if sentence else text
+        if len(text) > limit:
+            cut = max(text.rfind(c, 0, limit) for c in "；;，,")
+            text = (text[:cut] if cut > limit // 2 else text[:limit]).rstrip() + "…"
+        return text or None
+    return None

@@ -14,17 +14,27 @@ entries (and the search_index.json written from them) are the same either way.
 
 The plugin reads the page with each formula as one readable copy
 (normsite.mathtex.for_search), not KaTeX's three (MathML, TeX source, HTML):
-a preview shows x<sub>l+1</sub>, not "xl+1x_{l+1}xl+1".
+a preview shows x<sub>l+1</sub>, not "xl+1x_{l+1}xl+1". Text a reader never sees
+is left out too: mkdocs-jupyter's hidden clipboard copy of each code cell (the
+code was indexed twice, once outside <pre>) and its "Copied!" notice.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from . import mathtex, stepcache
 
-__all__ = ["cache_entries", "page_inputs"]
+__all__ = ["cache_entries", "page_inputs", "search_html"]
+
+_HIDDEN = re.compile(r'<div class="clipboard-copy-txt"[^>]*>.*?</div>|<span class="notice" hidden[^>]*>.*?</span>', re.S)
+
+
+def search_html(content: str) -> str:
+    """The HTML the search plugin indexes for a page: each formula once, readably; nothing hidden."""
+    return mathtex.for_search(_HIDDEN.sub("", content or ""))
 
 
 def _toc(items) -> list:
@@ -49,7 +59,7 @@ def cache_entries(index, extra: tuple = (), prepare: Callable[[], None] = lambda
             prepare()
             before = len(index.entries)
             content = page.content
-            page.content = mathtex.for_search(content or "")
+            page.content = search_html(content)
             try:
                 add(page)
             finally:

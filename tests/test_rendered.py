@@ -387,6 +387,32 @@ def test_search_reads_each_formula_once_and_readably():
     assert check_search_index({"docs": [{"location": "#t", "text": text}]}) == []
 
 
+def test_search_leaves_out_what_no_reader_sees():
+    """mkdocs-jupyter keeps a hidden copy of each code cell for the clipboard: the index held the code twice."""
+    from normsite.searchcache import search_html
+
+    cell = ('<div class="zeroclipboard-container"><span class="notice" hidden>Copied!</span></div>'
+            '<div class="clipboard-copy-txt" id="cell-5">label=r"$\\hat{x}$"</div>'
+            '<div class="highlight-ipynb"><pre>label=r"$\\hat{x}$"</pre></div>')
+    out = search_html(cell)
+    assert "clipboard-copy-txt" not in out and "Copied!" not in out and out.count("hat{x}") == 1, out
+
+
+def test_notebook_pages_describe_themselves():
+    """A notebook page has no front matter: its description is its opening sentence, not the site's."""
+    from normsite import notebooks
+
+    page_html = ('<div class="jp-Cell jp-MarkdownCell"><div class="jp-RenderedHTMLCommon jp-RenderedMarkdown">'
+                 '<h1 id="nb">Notebook</h1><p>Kimi K3 puts an RMSNorm before the up-projection '
+                 '<span class="katex"><annotation encoding="application/x-tex">W_\\uparrow</annotation></span> (Eq. 11). '
+                 'More follows.</p></div></div>')
+    assert notebooks.description(page_html) == "Kimi K3 puts an RMSNorm before the up-projection W↑ (Eq. 11)."
+    assert notebooks.description("<p>no notebook</p>") is None
+    long = page_html.replace("More follows.", "").replace("(Eq. 11).", "and " + "then more, " * 30 + "end.")
+    said = notebooks.description(long)
+    assert said.endswith("…") and len(said) <= 161, said
+
+
 @pytest.mark.parametrize("tex,text", [
     (r"\sqrt{d}", "√d"),
     (r"\frac{1}{d}\sum_i x_i^2", "1/d∑<sub>i</sub> x<sub>i</sub><sup>2</sup>"),
