@@ -58,8 +58,7 @@ def on_page_content(html, page, config, files: Files):
 
 def on_page_context(context, page, config, nav):
     page.nr_notebook = _state["site"].notebook_downloads(page.file.src_uri)  # for overrides/main.html
-    if not page.meta.get("description") and (said := _state["site"].notebook_description(page.file.src_uri, page.content)):
-        page.meta["description"] = said  # overrides/main.html's <meta name="description">
+    _state["site"].describe_notebook(page.file.src_uri, page.content, page.meta)  # its <meta name="description">
     return context
 
 

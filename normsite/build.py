@@ -257,9 +257,11 @@ class Site:
             self.rendered[src_uri] = (url, html_text)
         return html_text
 
-    def notebook_description(self, src_uri: str, html_text: str) -> str | None:
-        """A notebook page's description (it has no front matter): its opening sentence (notebooks.description)."""
-        return notebooks.description(html_text) if src_uri.endswith(".py") else None
+    def describe_notebook(self, src_uri: str, html_text: str, meta: dict) -> None:
+        """Give a notebook page (it has no front matter) a description in ``meta``, for overrides/main.html's
+        <meta name="description">: its opening sentence (notebooks.description), not the site's."""
+        if src_uri.endswith(".py") and not meta.get("description") and (said := notebooks.description(html_text)):
+            meta["description"] = said
 
     def notebook_downloads(self, src_uri: str) -> dict | None:
         """For overrides/main.html: a notebook page's downloads, its kernel line, Colab and repository links."""
