@@ -94,6 +94,24 @@ def stream_growth(variant: str, n_layer: int) -> float:
     return pl.stream_growth(pl.stream_lengths(n_layer), variant)
 
 
+def grad_spread(variant: str, detached: bool = False) -> dict:
+    """Layer 1 ÷ last, max ÷ min and the CV across layers of the FFN gradient at initialization (seed means),
+    as is or with every sub-layer's input detached (the control of normref.experiments.placement.grad_paths)."""
+    pl = _lab()
+    r = pl.grad_paths()
+    return pl.spread(r[variant]["ffn_detached" if detached else "ffn"])
+
+
+def stream_grad_ratio(variant: str, detached: bool = False) -> float:
+    """‖∂loss/∂x_0‖ ÷ ‖∂loss/∂x_L‖ at initialization (seed means)."""
+    pl = _lab()
+    return pl.stream_grad_ratio(pl.grad_paths(), variant, detached)
+
+
+def _ratio_text(x: float) -> str:
+    return fmt(x, 0) if x >= 20 else fmt(x, 1)
+
+
 def _deep() -> int:
     """The deeper of the two stacks the stream is measured in."""
     return _lab().STREAM["depths"][-1]
@@ -157,6 +175,9 @@ _FINALS = (("post", "lo", "none"), ("post", "lo", "warmup"), ("post", "hi", "non
 _STALLS = (("deepnorm", "hi", "none"), ("deepnorm", "hi", "warmup"))
 _GRAD_RATIOS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "output+qk")
 _STREAM_DEEP = ("pre", "peri", "mixln")
+_SPREADS = ("pre", "mixln")
+_DETACH = ("output", "output+qk", "pre")
+_STREAM_GRAD = ("output", "output+qk", "pre")
 _MAX_LOGITS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
 
 register({
@@ -196,6 +217,16 @@ register({
     "placement.stream.seeds": lambda: str(len(_lab().STREAM["seeds"])),
     **{f"placement.grad_ratio.{key(v)}": (lambda v=v: fmt(grad_ratio(v), 2)) for v in _GRAD_RATIOS},
     **{f"placement.stream48.{key(v)}": (lambda v=v: _stream_growth_text(v, 48)) for v in _STREAM_DEEP},
+    # the unevenness of the gradient profile (max ÷ min and CV across layers), where the page compares it
+    **{f"placement.grad_max_min.{key(v)}": (lambda v=v: fmt(grad_spread(v)["max_over_min"], 2)) for v in _SPREADS},
+    **{f"placement.grad_cv.{key(v)}": (lambda v=v: fmt(grad_spread(v)["cv"], 2)) for v in _SPREADS},
+    # the detach control: every sub-layer's input detached, the FFN gradient profile of the output norm ...
+    **{f"placement.detach.ratio.{key(v)}": (lambda v=v: fmt(grad_spread(v, detached=True)["first_over_last"], 2))
+       for v in _DETACH},
+    **{f"placement.detach.max_min.{key(v)}": (lambda v=v: fmt(grad_spread(v, detached=True)["max_over_min"], 2))
+       for v in _DETACH},
+    # ... and, undetached, how much more gradient the stream carries at x_0 than at x_L
+    **{f"placement.stream_grad.{key(v)}": (lambda v=v: _ratio_text(stream_grad_ratio(v))) for v in _STREAM_GRAD},
     "placement.lemma2.pre_lo": lambda: _lemma2(lo=True),
     "placement.lemma2.pre_hi": lambda: _lemma2(lo=False),
     # training: final held-out losses, stalls, the largest attention logits, totals
@@ -211,22 +242,25 @@ register({
 
 
 def _summary_table(lang: str) -> Table:
-    """One row per variant: gradient ratio, stream growth at the deeper stack, final held-out loss at each learning
+    """One row per variant: gradient ratio (layer 1 ÷ last, and max ÷ min across layers), stream growth at the deeper stack, final held-out loss at each learning
     rate with and without warmup, and how many seeds diverged / stalled in all."""
     pl = _lab()
     lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
     runs_per_variant = 4 * len(_setting("seeds"))
     deep = _deep()
     if lang == "zh":
-        labels = ("接法", "梯度比（第 1 层 ÷ 末层）", f"{deep} 层时残差流增长", f"学习率 {lo}，不预热", f"学习率 {lo}，预热",
+        labels = ("接法", "梯度比（第 1 层 ÷ 末层）", "梯度最大 ÷ 最小（各层）", f"{deep} 层时残差流增长",
+                  f"学习率 {lo}，不预热", f"学习率 {lo}，预热",
                   f"学习率 {hi}，不预热", f"学习率 {hi}，预热", f"发散 / 停滞（共 {runs_per_variant} 次）")
     else:
-        labels = ("layout", "gradient ratio (layer 1 ÷ last)", f"stream growth at {deep} layers", f"lr {lo}, no warmup",
+        labels = ("layout", "gradient ratio (layer 1 ÷ last)", "gradient max ÷ min (across layers)",
+                  f"stream growth at {deep} layers", f"lr {lo}, no warmup",
                   f"lr {lo}, warmup", f"lr {hi}, no warmup", f"lr {hi}, warmup",
                   f"diverged / stalled (of {runs_per_variant} runs)")
     rows = []
     for v in pl.VARIANTS:
-        cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2), fmt(stream_growth(v, deep), 2) + "×"]
+        cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2),
+                 fmt(pl.spread(pl.grad_per_layer()[v])["max_over_min"], 2), fmt(stream_growth(v, deep), 2) + "×"]
         div = stalled = 0
         for a in ("lo", "hi"):
             for b in ("none", "warmup"):
