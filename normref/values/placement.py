@@ -168,10 +168,12 @@ def _count(field: str) -> str:
 # (variant, learning rate, warmup) of the final losses and of the stall counts it names, and the variants
 # whose gradient ratio, stream growth and largest logit it names.
 _FINALS = (("post", "lo", "none"), ("post", "lo", "warmup"), ("post", "hi", "none"), ("post", "hi", "warmup"),
-           ("pre", "lo", "none"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
+           ("pre", "lo", "none"), ("pre", "lo", "warmup"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
+           ("pre+qk", "hi", "none"), ("output", "lo", "none"),
            ("peri", "lo", "none"), ("peri", "hi", "none"), ("output", "hi", "none"),
            ("deepnorm", "lo", "none"), ("mixln", "lo", "none"), ("mixln", "hi", "none"), ("mixln", "hi", "warmup"),
            ("peri+qk", "hi", "none"), ("output+qk", "hi", "none"))
+_SEED_RANGES = (("post", "lo", "warmup"),)
 _STALLS = (("deepnorm", "hi", "none"), ("deepnorm", "hi", "warmup"))
 _GRAD_RATIOS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "output+qk")
 _STREAM_DEEP = ("pre", "peri", "mixln")
@@ -232,6 +234,9 @@ register({
     # training: final held-out losses, stalls, the largest attention logits, totals
     **{f"placement.final.{key(v)}.{a}.{b}": (lambda lang, v=v, a=a, b=b: _final_text(final(v, a, b), lang))
        for v, a, b in _FINALS},
+    # the spread over seeds where the page gives it (Post-LN with warmup at the low rate)
+    **{f"placement.final_{m}.{key(v)}.{a}.{b}": (lambda v=v, a=a, b=b, m=m: fmt(final(v, a, b)["final_" + m], 2))
+       for v, a, b in _SEED_RANGES for m in ("min", "max")},
     **{f"placement.stalled.{key(v)}.{a}.{b}": (lambda v=v, a=a, b=b: str(final(v, a, b)["stalled"]))
        for v, a, b in _STALLS},
     **{f"placement.max_logit.{key(v)}.none": (lambda v=v: _max_logit_text(v)) for v in _MAX_LOGITS},
