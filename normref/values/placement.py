@@ -178,7 +178,7 @@ _STALLS = (("deepnorm", "hi", "none"), ("deepnorm", "hi", "warmup"))
 _GRAD_RATIOS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "output+qk")
 _STREAM_DEEP = ("pre", "peri", "mixln")
 _SPREADS = ("pre", "mixln")
-_DETACH = ("output", "output+qk", "pre")
+_DETACH = ("output",)
 _STREAM_GRAD = ("output", "output+qk", "pre")
 _MAX_LOGITS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
 
