@@ -250,6 +250,14 @@ def test_values_and_table(lang):
     assert [row[0] for row in table.rows] == [pl.variant_name(v, lang) for v in pl.VARIANTS]
     assert all(cell.strip() for row in table.rows for cell in row)
     assert values.get("placement.grad_ratio.output_qk", lang) == values.fmt(pl.grad_ratio(pl.grad_per_layer(), "output+qk"), 2)
+    # the gradient profile's max ÷ min (third column) is normref's, from the same per-layer means
+    assert [row[2] for row in table.rows] == [values.fmt(pl.spread(pl.grad_per_layer()[v])["max_over_min"], 2)
+                                             for v in pl.VARIANTS]
+    # the QK-norm section's table: each pair at the high rate, the largest logit far lower with QK-norm
+    qk = values.table("placement.qk_pairs", lang)
+    assert len(qk.columns) == 5 and [row[0] for row in qk.rows] == [pl.variant_name(v, lang) for v in ("pre", "peri", "output")]
+    for row in qk.rows:
+        assert float(row[2]) < float(row[1]) / 5 and float(row[4]) < float(row[3])
 
 
 def test_widget_data_is_what_the_figures_draw():

@@ -180,7 +180,7 @@ _STREAM_DEEP = ("pre", "peri", "mixln")
 _SPREADS = ("pre", "mixln")
 _DETACH = ("output",)
 _STREAM_GRAD = ("output", "output+qk", "pre")
-_MAX_LOGITS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
+_MAX_LOGITS = ("pre", "pre+qk", "output", "output+qk")  # the QK-norm section's table has all three pairs
 
 register({
     # the committed run: where, when, how long
@@ -277,4 +277,20 @@ def _summary_table(lang: str) -> Table:
     return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), tuple(rows))
 
 
-register_tables({"placement.by_layout": _summary_table})
+def _qk_table(lang: str) -> Table:
+    """The QK-norm section's pairs at the high learning rate without warmup: the largest attention logit at the end
+    of training (max over layers of the seed means) and the final held-out loss, without and with QK-norm."""
+    pl = _lab()
+    if lang == "zh":
+        labels = ("接法", "最大 logit，不加 QK-norm", "最大 logit，加 QK-norm", "留出损失，不加 QK-norm", "留出损失，加 QK-norm")
+    else:
+        labels = ("layout", "largest logit, no QK-norm", "largest logit, with QK-norm", "held-out loss, no QK-norm",
+                  "held-out loss, with QK-norm")
+    bases = pl.QK_PAIRS[::2]
+    rows = tuple((pl.variant_name(b, lang), _max_logit_text(b), _max_logit_text(b + "+qk"),
+                  _final_text(final(b, "hi", "none"), lang), _final_text(final(b + "+qk", "hi", "none"), lang))
+                 for b in bases)
+    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), rows)
+
+
+register_tables({"placement.by_layout": _summary_table, "placement.qk_pairs": _qk_table})
