@@ -182,21 +182,33 @@ def test_sub_layer_input_is_sqrt_d_only_before_the_gain():
     assert max(max(r["n1_post"], r["n2_post"]) for r in rows) < 0.5 * sqrt_d
 
 
+def _model_dependent(refuted_in_smollm2: bool) -> str:
+    """The lesson's numbers are Qwen3.5-0.8B's, which this site does not measure (its measured models are
+    normref.experiments.models.MODEL_IDS): refuted in SmolLM2 and unchecked in Qwen3.5 is 'depends on the
+    model'; refuted in both would be 'corrected'."""
+    from normref.experiments.models import MODEL_IDS
+
+    qwen_checked = any(m.startswith("qwen3.5") or m.startswith("qwen3_5") for m in MODEL_IDS)
+    if not refuted_in_smollm2:
+        return "holds"
+    return "corrected" if qwen_checked else "model-dependent"
+
+
 @pytest.mark.models
 def test_trained_gains_are_not_near_one():
     doc = _smol()
     meds = [n["gain"]["median"] for L in doc["layers"][1:] for n in L["norms"]]
-    assert max(meds) < 0.6  # measured 0.16–0.41
-    assert doc["final"]["norms"][0]["gain"]["median"] > 1.3  # measured 1.78
+    far = max(meds) < 0.6 and doc["final"]["norms"][0]["gain"]["median"] > 1.3  # measured 0.16–0.41 and 1.78
     assert sum(w < 0 for g in doc["gains"].values() for w in g["weight"]) > 0
+    assert _model_dependent(far) == _verdict("gains-stay-near-one")
 
 
 @pytest.mark.models
 def test_stream_grows_by_hundreds_not_ten():
     from normref.experiments.models import summary
 
-    for pl in ("zh", "en"):
-        assert summary("smollm2-135m", pl)["growth"] > 100  # measured ≈ 265 and 297
+    hundreds = all(summary("smollm2-135m", pl)["growth"] > 100 for pl in ("zh", "en"))  # measured ≈ 265 and 297
+    assert _model_dependent(hundreds) == _verdict("stream-grows-about-ten-times")
 
 
 @pytest.mark.models
