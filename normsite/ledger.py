@@ -42,6 +42,7 @@ VERDICTS: dict[str, dict[str, str]] = {
     "holds": {"zh": "成立", "en": "holds"},
     "condition": {"zh": "有条件成立", "en": "holds with a condition"},
     "corrected": {"zh": "已更正", "en": "corrected"},
+    "model-dependent": {"zh": "因模型而异", "en": "depends on the model"},
     "not-reproduced": {"zh": "本站未能复现", "en": "not reproduced here"},
     "not-checkable": {"zh": "本站无法核查", "en": "not checkable here"},
 }
@@ -49,6 +50,7 @@ _VERDICT_HELP = {
     "holds": {"zh": "说法成立，本站的实测或核对支持它。", "en": "The claim is right, and a measurement or check on this site supports it."},
     "condition": {"zh": "说法只在某个条件下成立，条件写在理由里。", "en": "The claim is right only under a condition, stated in the reason."},
     "corrected": {"zh": "说法不对（有的曾出现在本站），页面已改成正确的说法。", "en": "The claim is wrong (some appeared on this site before); the pages now say what is right."},
+    "model-dependent": {"zh": "说法在一个模型里成立、在另一个里不成立，或只在其中一个里核查过；理由写明是哪个模型。", "en": "Whether it holds depends on the model, or it was checked in one model only; the reason names which."},
     "not-reproduced": {"zh": "论文报告了它，但本站的小规模实验没能复现。", "en": "A paper reports it, but this site's small experiment did not reproduce it."},
     "not-checkable": {"zh": "本站没有能判断它的数据或算力。", "en": "This site has neither the data nor the compute to decide it."},
 }

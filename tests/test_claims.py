@@ -58,18 +58,91 @@ def test_warmup_did_not_rescue_post_ln_in_the_toy():
     assert f["post/warmup"] > f["pre/none"] + 0.5
 
 
-def test_warmup_rescues_post_ln_only_at_the_low_rate_in_the_lab():
-    """The placement lab (several seeds, real text): with warmup, Post-LN gets past the letter-frequency
-    baseline at the low learning rate; at the high rate it stays at that baseline with or without warmup."""
-    from normref.results.placement import placement_cpu
-    from normref.values.placement import final
+def _verdict(claim_id: str) -> str:
+    """The verdict the ledger gives a claim: a test derives it from the numbers and compares."""
+    from normsite.ledger import load
 
-    unigram = placement_cpu()["corpus"]["unigram_loss"]
-    lo_none, lo_warm = final("post", "lo", "none")["final"], final("post", "lo", "warmup")["final"]
-    hi_none, hi_warm = final("post", "hi", "none")["final"], final("post", "hi", "warmup")["final"]
-    assert lo_warm < unigram - 0.1 and lo_warm < lo_none - 0.1, (unigram, lo_none, lo_warm)
-    for stalled in (lo_none, hi_none, hi_warm):
-        assert stalled > unigram - 0.05, (unigram, stalled)
+    return {c.id: c.verdict for c in load().claims}[claim_id]
+
+
+def _lab():
+    from normref.results.placement import placement_cpu, summary
+
+    rep = placement_cpu()
+    s = rep["setting"]
+    return rep, s, (lambda v, lr, w: summary()[(v, {"lo": min(s["lrs"]), "hi": max(s["lrs"])}[lr],
+                                                     {"none": 0, "warmup": s["warmup"]}[w])])
+
+
+def test_warmup_helps_post_ln_only_a_little_at_the_low_rate_in_the_lab():
+    """The placement lab (several seeds, real text): with warmup at the low learning rate Post-LN gets just
+    past the letter-frequency baseline, still far behind Pre-LN; at the high rate warmup does not help.
+    Helping somewhat, under one condition: 'holds with a condition'."""
+    rep, s, e = _lab()
+    unigram = rep["corpus"]["unigram_loss"]
+    lo_none, lo_warm = e("post", "lo", "none"), e("post", "lo", "warmup")
+    hi_none, hi_warm = e("post", "hi", "none")["final"], e("post", "hi", "warmup")["final"]
+    helped = lo_warm["final"] < lo_none["final"] - 0.1 and lo_warm["stalled"] == 0
+    a_little = lo_warm["final_max"] > unigram - 0.1  # a seed barely past the baseline
+    far_behind = lo_warm["final"] > max(e("pre", "lo", w)["final"] for w in ("none", "warmup")) + 0.3
+    not_at_high = all(x > unigram - 0.05 for x in (hi_none, hi_warm))
+    assert helped and a_little and far_behind and not_at_high
+    assert _verdict("warmup-rescues-post-ln") == "condition"
+
+
+def test_olmo2_neither_alone_is_not_reproduced_in_the_lab():
+    """OLMo 2: "In isolation, neither of these changes yield good results, but together they improve ...".
+    In the lab the output norm alone never stalls or diverges and matches Pre-LN at the high rate, and QK-norm
+    alone improves Pre-LN there: "neither alone" is not reproduced (only "together is best" is)."""
+    rep, s, e = _lab()
+    settings = [(lr, w) for lr in ("lo", "hi") for w in ("none", "warmup")]
+    output_alone_trains = all(e("output", *x)["stalled"] == 0 and e("output", *x)["diverged"] == 0 for x in settings)
+    as_good_as_pre = e("output", "hi", "none")["final"] <= e("pre", "hi", "none")["final"] + 0.02
+    qk_alone_helps = e("pre+qk", "hi", "none")["final"] < e("pre", "hi", "none")["final"] - 0.05
+    together_best = e("output+qk", "hi", "none")["final"] == min(e(v, "hi", "none")["final"] for v in s["variants"])
+    assert together_best
+    derived = "not-reproduced" if (output_alone_trains and as_good_as_pre and qk_alone_helps) else "holds"
+    assert derived == _verdict("olmo2-neither-alone")
+
+
+def test_deepnorm_trains_at_the_low_rate_and_stalls_at_the_high_one():
+    """DeepNorm: best of all layouts at the low rate without warmup, but most seeds stall at the high rate with
+    and without warmup: it stabilizes Post-LN under a condition (the learning rate)."""
+    rep, s, e = _lab()
+    n = len(s["seeds"])
+    best_low = e("deepnorm", "lo", "none")["final"] == min(e(v, "lo", "none")["final"] for v in s["variants"])
+    beats_post = e("deepnorm", "lo", "none")["final"] < e("post", "lo", "none")["final"] - 0.3
+    stalls_high = e("deepnorm", "hi", "none")["stalled"] > n / 2 and e("deepnorm", "hi", "warmup")["stalled"] > n / 2
+    derived = "condition" if (best_low and beats_post and stalls_high) else ("holds" if best_low else "corrected")
+    assert derived == _verdict("deepnorm-stabilizes-post-ln")
+
+
+def test_qk_norm_bounds_logits_by_the_trained_gains():
+    """QK-norm bounds the logits by √d_h times the gains: far below the logits without it after training at the
+    high rate, in every pairing, but above √d_h, since the gains train. Bounded, with a condition."""
+    rep, s, e = _lab()
+    bound = math.sqrt(s["d_model"] // s["n_head"])
+    lower, above_init_bound = [], []
+    for base in ("pre", "peri", "output"):
+        for w in ("none", "warmup"):
+            with_qk, without = max(e(base + "+qk", "hi", w)["max_logit"]), max(e(base, "hi", w)["max_logit"])
+            lower.append(with_qk < without / 5)
+            above_init_bound.append(with_qk > bound)
+    derived = "condition" if all(lower) and any(above_init_bound) else ("holds" if all(lower) else "corrected")
+    assert derived == _verdict("qk-norm-bounds-logits")
+
+
+def test_mixln_is_less_even_than_pre_ln_by_max_over_min_and_cv():
+    """Layer 1 ÷ last makes Mix-LN look more even than Pre-LN; max ÷ min and the CV across layers, which see
+    its peak, say the opposite: the claim is corrected."""
+    from normref.experiments import placement as pl
+
+    g = pl.grad_per_layer()
+    mix, pre = pl.spread(g["mixln"]), pl.spread(g["pre"])
+    assert mix["first_over_last"] < pre["first_over_last"]  # what the old sentence read
+    less_even = mix["max_over_min"] > pre["max_over_min"] and mix["cv"] > pre["cv"]
+    derived = "corrected" if less_even else "holds"
+    assert derived == _verdict("mixln-gradients-more-even")
 
 
 def test_pre_ln_trains_without_warmup_in_the_toy():
@@ -109,21 +182,33 @@ def test_sub_layer_input_is_sqrt_d_only_before_the_gain():
     assert max(max(r["n1_post"], r["n2_post"]) for r in rows) < 0.5 * sqrt_d
 
 
+def _model_dependent(refuted_in_smollm2: bool) -> str:
+    """The lesson's numbers are Qwen3.5-0.8B's, which this site does not measure (its measured models are
+    normref.experiments.models.MODEL_IDS): refuted in SmolLM2 and unchecked in Qwen3.5 is 'depends on the
+    model'; refuted in both would be 'corrected'."""
+    from normref.experiments.models import MODEL_IDS
+
+    qwen_checked = any(m.startswith("qwen3.5") or m.startswith("qwen3_5") for m in MODEL_IDS)
+    if not refuted_in_smollm2:
+        return "holds"
+    return "corrected" if qwen_checked else "model-dependent"
+
+
 @pytest.mark.models
 def test_trained_gains_are_not_near_one():
     doc = _smol()
     meds = [n["gain"]["median"] for L in doc["layers"][1:] for n in L["norms"]]
-    assert max(meds) < 0.6  # measured 0.16–0.41
-    assert doc["final"]["norms"][0]["gain"]["median"] > 1.3  # measured 1.78
+    far = max(meds) < 0.6 and doc["final"]["norms"][0]["gain"]["median"] > 1.3  # measured 0.16–0.41 and 1.78
     assert sum(w < 0 for g in doc["gains"].values() for w in g["weight"]) > 0
+    assert _model_dependent(far) == _verdict("gains-stay-near-one")
 
 
 @pytest.mark.models
 def test_stream_grows_by_hundreds_not_ten():
     from normref.experiments.models import summary
 
-    for pl in ("zh", "en"):
-        assert summary("smollm2-135m", pl)["growth"] > 100  # measured ≈ 265 and 297
+    hundreds = all(summary("smollm2-135m", pl)["growth"] > 100 for pl in ("zh", "en"))  # measured ≈ 265 and 297
+    assert _model_dependent(hundreds) == _verdict("stream-grows-about-ten-times")
 
 
 @pytest.mark.models
@@ -137,3 +222,20 @@ def test_position_0_plateau_ends_before_the_last_layer():
         assert first >= 1 and last < len(rows) - 1  # not "from layer 12 on": it ends before the last layer
         assert rows[last + 1]["pos0"] < 0.6 * peak
         assert _smol(pl)["final"]["stream_in"]["l2_tokens"][0] < 0.5 * peak
+
+
+@pytest.mark.models
+def test_batch_statistic_fluctuation_is_the_size_of_sampling_noise():
+    """PowerNorm's "large fluctuations": the measured CV of a feature's batch variance is what i.i.d. sampling
+    gives for any data, √(2/n) for n Gaussian values, within a factor 1.5 at both batch sizes (measured
+    29% and 7% against 25% and 8.8%). The fluctuation is real for small batches, but nothing here shows it
+    is NLP-specific: 'holds with a condition'."""
+    from normref.values import batchnorm as bn
+
+    ratios = []
+    for b in bn._sizes():
+        r = bn._bn(b)
+        ratios.append(r["var_cv"] / math.sqrt(2 / r["tokens_per_batch"]))
+    sampling_noise = all(1 / 1.5 < x < 1.5 for x in ratios)
+    derived = "condition" if sampling_noise else "holds"
+    assert derived == _verdict("batchnorm-statistics-fluctuate")

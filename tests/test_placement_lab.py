@@ -51,6 +51,36 @@ def test_grads_at_init_per_placement():
     assert abs(r["pre+qk"] / r["pre"] - 1) < 0.05
 
 
+def test_detach_control_locates_the_output_norms_lopsided_gradient():
+    """The output norm's layer 1 gets ≈ 10.8× the last layer's FFN gradient. With every sub-layer's input
+    detached the profile is level (layer 1 ÷ last ≈ 0.86, max ÷ min ≈ 1.17): the weights are not the cause.
+    Undetached, the stream carries ≈ 40× more gradient at x_0 than at x_L, ≈ 6.4× with QK-norm, ≈ 4.1×
+    in Pre-LN. Detached, the stream's gradient is the same at every layer (the residual path only)."""
+    r, g = pl.grad_paths(), pl.grad_per_layer()
+    for v in pl.VARIANTS:  # the same loop as grad_per_layer: the undetached rows are its numbers
+        assert np.allclose(r[v]["ffn"], g[v], rtol=1e-6), v
+    out, det = pl.spread(r["output"]["ffn"]), pl.spread(r["output"]["ffn_detached"])
+    assert out["first_over_last"] > 5 and 0.7 < det["first_over_last"] < 1.2 and det["max_over_min"] < 1.3
+    s = {v: pl.stream_grad_ratio(r, v) for v in ("output", "output+qk", "pre")}
+    assert s["output"] > 4 * s["output+qk"] and s["output+qk"] > s["pre"] > 2
+    for v in ("output", "output+qk", "pre", "peri"):  # no branch in the way: ‖∂L/∂x_l‖ is one number
+        st = r[v]["stream_detached"]
+        assert np.allclose(st, st[:, -1:], rtol=1e-4), v
+    # The page's values are these numbers.
+    assert values.get("placement.detach.ratio.output", "en") == values.fmt(det["first_over_last"], 2)
+    assert values.get("placement.stream_grad.output_qk", "en") == values.fmt(s["output+qk"], 1)
+    # Homogeneity, which the page's exercise uses: with zero biases and ReLU, LN(f(cx)) = LN(f(x)).
+    import torch
+
+    from normref.blocks import OutputNormBlock, TinyConfig, init_weights
+
+    torch.manual_seed(0)
+    blk = OutputNormBlock(TinyConfig(placement="output", d_model=16, n_head=2))
+    init_weights(blk)
+    x = torch.randn(3, 5, 16)
+    assert torch.allclose(blk.ln_2(blk.mlp(5 * x)), blk.ln_2(blk.mlp(x)), atol=1e-3)  # up to LN's ε
+
+
 @pytest.mark.parametrize("n_layer", pl.STREAM["depths"])
 def test_stream_lengths_per_placement(n_layer):
     r = pl.stream_lengths(n_layer)
@@ -216,10 +246,18 @@ def test_values_and_table(lang):
     for n in names:
         assert values.get(n, lang).strip(), n
     table = values.table("placement.by_layout", lang)
-    assert len(table.columns) == 8 and len(table.rows) == len(pl.VARIANTS)
+    assert len(table.columns) == 9 and len(table.rows) == len(pl.VARIANTS)
     assert [row[0] for row in table.rows] == [pl.variant_name(v, lang) for v in pl.VARIANTS]
     assert all(cell.strip() for row in table.rows for cell in row)
     assert values.get("placement.grad_ratio.output_qk", lang) == values.fmt(pl.grad_ratio(pl.grad_per_layer(), "output+qk"), 2)
+    # the gradient profile's max ÷ min (third column) is normref's, from the same per-layer means
+    assert [row[2] for row in table.rows] == [values.fmt(pl.spread(pl.grad_per_layer()[v])["max_over_min"], 2)
+                                             for v in pl.VARIANTS]
+    # the QK-norm section's table: each pair at the high rate, the largest logit far lower with QK-norm
+    qk = values.table("placement.qk_pairs", lang)
+    assert len(qk.columns) == 5 and [row[0] for row in qk.rows] == [pl.variant_name(v, lang) for v in ("pre", "peri", "output")]
+    for row in qk.rows:
+        assert float(row[2]) < float(row[1]) / 5 and float(row[4]) < float(row[3])
 
 
 def test_widget_data_is_what_the_figures_draw():

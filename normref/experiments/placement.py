@@ -41,7 +41,8 @@ from ..blocks import PLACEMENTS, TinyConfig, TinyTransformer
 from . import one_thread
 from .toll_booth import GRAD as _TOLL_GRAD
 
-__all__ = ["VARIANTS", "parse_variant", "GRAD", "STREAM", "grad_per_layer", "stream_lengths", "LMSetting", "FULL",
+__all__ = ["VARIANTS", "parse_variant", "GRAD", "STREAM", "grad_per_layer", "grad_paths", "spread",
+           "stream_grad_ratio", "stream_lengths", "LMSetting", "FULL",
            "QUICK", "Corpus", "docs_corpus", "train_run", "run_lab", "summarize",
            "add_arguments", "run"]
 
@@ -144,6 +145,61 @@ def grad_per_layer(variants: tuple = VARIANTS, n_layer: int = GRAD["n_layer"], d
 def grad_ratio(r: dict, variant: str) -> float:
     """Layer 1's mean gradient norm over the last layer's (means over seeds first)."""
     m = r[variant].mean(axis=0)
+    return float(m[0] / m[-1])
+
+
+# The control of the gradient measurement: the variants it is run for (every one; it is cheap).
+DETACH_VARIANTS = VARIANTS
+
+
+@cache.memo
+@one_thread()
+def grad_paths(variants: tuple = DETACH_VARIANTS, n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"],
+               n_head: int = GRAD["n_head"], vocab_size: int = GRAD["vocab_size"],
+               block_size: int = GRAD["block_size"], batch: int = GRAD["batch"], seeds: tuple = GRAD["seeds"],
+               norm: str = "layernorm") -> dict:
+    """Where the per-layer FFN gradient at initialization comes from: the same models, seeds and tokens as
+    :func:`grad_per_layer`, as is and with every sub-layer's input detached.
+
+    Detaching leaves the forward pass unchanged, but the only way back from the loss to the stream x_l is
+    then the residual path, so any difference left between layers comes from the layers themselves and
+    none from the gradient the stream collects from the branches above. Returns ``{variant: {"ffn",
+    "ffn_detached": (seeds, L) ‖∂loss/∂W‖_F of each layer's two FFN matrices; "stream", "stream_detached":
+    (seeds, L + 1) ‖∂loss/∂x_l‖ of x_0 (the embeddings) … x_L}, "layers": 1..L, ...}``. ``ffn`` equals
+    :func:`grad_per_layer`'s rows (the same loop, :func:`normref.experiments.toll_booth.ffn_grad_rows`).
+    """
+    from .toll_booth import ffn_grad_rows
+
+    variants = _check_variants(variants)
+    if len(seeds) < 1:
+        raise ValueError("seeds must name at least one seed")
+    model_kw = dict(n_layer=n_layer, d_model=d_model, n_head=n_head, vocab_size=vocab_size, block_size=block_size,
+                    norm=norm)
+    out = {"layers": np.arange(1, n_layer + 1), "seeds": tuple(seeds), "norm": norm, "variants": variants}
+    for v in variants:
+        r = {}
+        for detached in (False, True):
+            suffix = "_detached" if detached else ""
+            r["ffn" + suffix], r["stream" + suffix] = ffn_grad_rows(
+                lambda seed: _model(v, seed, **model_kw), seeds, vocab_size, block_size, batch,
+                detach_inputs=detached, stream=True)
+        out[v] = r
+    return out
+
+
+def spread(per_layer) -> dict:
+    """How uneven a per-layer profile is (seed means first): layer 1 ÷ last, max ÷ min, and the coefficient of
+    variation across layers (population standard deviation over the mean)."""
+    m = np.asarray(per_layer, dtype=float)
+    m = m.mean(axis=0) if m.ndim == 2 else m
+    return {"first_over_last": float(m[0] / m[-1]), "max_over_min": float(m.max() / m.min()),
+            "cv": float(m.std() / m.mean())}
+
+
+def stream_grad_ratio(r: dict, variant: str, detached: bool = False) -> float:
+    """‖∂loss/∂x_0‖ ÷ ‖∂loss/∂x_L‖ (seed means): how much more gradient the stream carries at its entrance than
+    where it leaves the stack."""
+    m = r[variant]["stream_detached" if detached else "stream"].mean(axis=0)
     return float(m[0] / m[-1])
 
 

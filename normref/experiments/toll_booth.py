@@ -63,19 +63,38 @@ def grad_per_layer(n_layer: int = GRAD["n_layer"], d_model: int = GRAD["d_model"
     return out
 
 
-def ffn_grad_rows(make_model, seeds, vocab_size: int, block_size: int, batch: int) -> np.ndarray:
+def ffn_grad_rows(make_model, seeds, vocab_size: int, block_size: int, batch: int, detach_inputs: bool = False,
+                  stream: bool = False):
     """(seeds, layers): ‖∂loss/∂W‖_F of each block's FFN weight matrices after one backward pass of
-    ``make_model(seed)`` on uniformly random tokens (seeded by 10 000 + seed, the same for every layout)."""
-    rows = []
+    ``make_model(seed)`` on uniformly random tokens (seeded by 10 000 + seed, the same for every layout).
+
+    ``detach_inputs``: every sub-layer (attention and the MLP) reads a detached copy of its input. The
+    forward pass is unchanged; backward, no gradient flows from a branch into the stream it read, so the
+    stream's gradient reaches each layer along the residual path only. ``stream``: also return, as a
+    second array, (seeds, L + 1) ‖∂loss/∂x_l‖ of the residual stream x_0 (the embeddings) … x_L.
+    """
+    rows, stream_rows = [], []
     for seed in seeds:
         model = make_model(seed)
+        xs: list = []
+        if detach_inputs:
+            for b in model.blocks:
+                for sub in (b.attn, b.mlp):
+                    sub.register_forward_pre_hook(lambda m, a: (a[0].detach(),) + tuple(a[1:]))
+        if stream:
+            model.blocks[0].register_forward_pre_hook(lambda m, a: xs.append(a[0]))
+            for b in model.blocks:
+                b.register_forward_hook(lambda m, a, y: xs.append(y))
         g = torch.Generator().manual_seed(10_000 + seed)
         idx = torch.randint(vocab_size, (batch, block_size + 1), generator=g)
         _, loss = model(idx[:, :-1], idx[:, 1:])
+        for x in xs:
+            x.retain_grad()
         loss.backward()
         rows.append([math.sqrt(sum(float(p.grad.square().sum()) for p in b.mlp.parameters() if p.dim() == 2))
                      for b in model.blocks])
-    return np.array(rows)
+        stream_rows.append([float(x.grad.norm()) for x in xs])
+    return (np.array(rows), np.array(stream_rows)) if stream else np.array(rows)
 
 
 # ------------------------------------------------------------------ 2. residual stream at init

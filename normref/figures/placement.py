@@ -202,7 +202,7 @@ def placement_init(lang: str, theme: str):
         d, ls = r["d"], r["layers"]
         b = lemma2_bounds(d, ls)
         ax.fill_between(ls, np.sqrt(b["pre_lo"] / d), np.sqrt(b["pre_hi"] / d), color=c[1], alpha=0.10, lw=0,
-                        label=t(lang, "Lemma 2（Pre-LN）", "Lemma 2 (Pre-LN)"))
+                        label=t(lang, "引理 2（Pre-LN）", "Lemma 2 (Pre-LN)"))
         for v in pl.VARIANTS:
             m = r[v].mean(0)
             ax.plot(ls, np.sqrt(m / m[0]), lw=1.8, **style(v, theme))

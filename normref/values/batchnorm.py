@@ -7,6 +7,8 @@ of the three measured; the figure shows all three.
 
 from __future__ import annotations
 
+import math
+
 from . import register
 
 
@@ -70,6 +72,9 @@ register({
     **{f"batchnorm.var_cv_{end}": (lambda i=i: _pct(_bn(_sizes()[i])["var_cv"])) for end, i in _ENDS},
     **{f"batchnorm.output_change_{end}": (lambda i=i: _pct(_bn(_sizes()[i])["out_change"])) for end, i in _ENDS},
     **{f"batchnorm.train_vs_inference_{end}": (lambda i=i: _pct(_bn(_sizes()[i])["train_vs_inference"]))
+       for end, i in _ENDS},
+    # what i.i.d. sampling alone gives: the CV of a variance estimated from n Gaussian values is about √(2/n)
+    **{f"batchnorm.iid_cv_{end}": (lambda i=i: _pct(math.sqrt(2 / _bn(_sizes()[i])["tokens_per_batch"])))
        for end, i in _ENDS},
     # per-token statistics (LayerNorm, RMSNorm): nothing changes
     "batchnorm.per_token_change": _per_token_change,

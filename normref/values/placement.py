@@ -94,6 +94,24 @@ def stream_growth(variant: str, n_layer: int) -> float:
     return pl.stream_growth(pl.stream_lengths(n_layer), variant)
 
 
+def grad_spread(variant: str, detached: bool = False) -> dict:
+    """Layer 1 ÷ last, max ÷ min and the CV across layers of the FFN gradient at initialization (seed means),
+    as is or with every sub-layer's input detached (the control of normref.experiments.placement.grad_paths)."""
+    pl = _lab()
+    r = pl.grad_paths()
+    return pl.spread(r[variant]["ffn_detached" if detached else "ffn"])
+
+
+def stream_grad_ratio(variant: str, detached: bool = False) -> float:
+    """‖∂loss/∂x_0‖ ÷ ‖∂loss/∂x_L‖ at initialization (seed means)."""
+    pl = _lab()
+    return pl.stream_grad_ratio(pl.grad_paths(), variant, detached)
+
+
+def _ratio_text(x: float) -> str:
+    return fmt(x, 0) if x >= 20 else fmt(x, 1)
+
+
 def _deep() -> int:
     """The deeper of the two stacks the stream is measured in."""
     return _lab().STREAM["depths"][-1]
@@ -150,14 +168,19 @@ def _count(field: str) -> str:
 # (variant, learning rate, warmup) of the final losses and of the stall counts it names, and the variants
 # whose gradient ratio, stream growth and largest logit it names.
 _FINALS = (("post", "lo", "none"), ("post", "lo", "warmup"), ("post", "hi", "none"), ("post", "hi", "warmup"),
-           ("pre", "lo", "none"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
+           ("pre", "lo", "none"), ("pre", "lo", "warmup"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
+           ("pre+qk", "hi", "none"), ("output", "lo", "none"),
            ("peri", "lo", "none"), ("peri", "hi", "none"), ("output", "hi", "none"),
            ("deepnorm", "lo", "none"), ("mixln", "lo", "none"), ("mixln", "hi", "none"), ("mixln", "hi", "warmup"),
            ("peri+qk", "hi", "none"), ("output+qk", "hi", "none"))
+_SEED_RANGES = (("post", "lo", "warmup"),)
 _STALLS = (("deepnorm", "hi", "none"), ("deepnorm", "hi", "warmup"))
 _GRAD_RATIOS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "output+qk")
 _STREAM_DEEP = ("pre", "peri", "mixln")
-_MAX_LOGITS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
+_SPREADS = ("pre", "mixln")
+_DETACH = ("output",)
+_STREAM_GRAD = ("output", "output+qk", "pre")
+_MAX_LOGITS = ("pre", "pre+qk", "output", "output+qk")  # the QK-norm section's table has all three pairs
 
 register({
     # the committed run: where, when, how long
@@ -196,11 +219,24 @@ register({
     "placement.stream.seeds": lambda: str(len(_lab().STREAM["seeds"])),
     **{f"placement.grad_ratio.{key(v)}": (lambda v=v: fmt(grad_ratio(v), 2)) for v in _GRAD_RATIOS},
     **{f"placement.stream48.{key(v)}": (lambda v=v: _stream_growth_text(v, 48)) for v in _STREAM_DEEP},
+    # the unevenness of the gradient profile (max ÷ min and CV across layers), where the page compares it
+    **{f"placement.grad_max_min.{key(v)}": (lambda v=v: fmt(grad_spread(v)["max_over_min"], 2)) for v in _SPREADS},
+    **{f"placement.grad_cv.{key(v)}": (lambda v=v: fmt(grad_spread(v)["cv"], 2)) for v in _SPREADS},
+    # the detach control: every sub-layer's input detached, the FFN gradient profile of the output norm ...
+    **{f"placement.detach.ratio.{key(v)}": (lambda v=v: fmt(grad_spread(v, detached=True)["first_over_last"], 2))
+       for v in _DETACH},
+    **{f"placement.detach.max_min.{key(v)}": (lambda v=v: fmt(grad_spread(v, detached=True)["max_over_min"], 2))
+       for v in _DETACH},
+    # ... and, undetached, how much more gradient the stream carries at x_0 than at x_L
+    **{f"placement.stream_grad.{key(v)}": (lambda v=v: _ratio_text(stream_grad_ratio(v))) for v in _STREAM_GRAD},
     "placement.lemma2.pre_lo": lambda: _lemma2(lo=True),
     "placement.lemma2.pre_hi": lambda: _lemma2(lo=False),
     # training: final held-out losses, stalls, the largest attention logits, totals
     **{f"placement.final.{key(v)}.{a}.{b}": (lambda lang, v=v, a=a, b=b: _final_text(final(v, a, b), lang))
        for v, a, b in _FINALS},
+    # the spread over seeds where the page gives it (Post-LN with warmup at the low rate)
+    **{f"placement.final_{m}.{key(v)}.{a}.{b}": (lambda v=v, a=a, b=b, m=m: fmt(final(v, a, b)["final_" + m], 2))
+       for v, a, b in _SEED_RANGES for m in ("min", "max")},
     **{f"placement.stalled.{key(v)}.{a}.{b}": (lambda v=v, a=a, b=b: str(final(v, a, b)["stalled"]))
        for v, a, b in _STALLS},
     **{f"placement.max_logit.{key(v)}.none": (lambda v=v: _max_logit_text(v)) for v in _MAX_LOGITS},
@@ -211,22 +247,25 @@ register({
 
 
 def _summary_table(lang: str) -> Table:
-    """One row per variant: gradient ratio, stream growth at the deeper stack, final held-out loss at each learning
+    """One row per variant: gradient ratio (layer 1 ÷ last, and max ÷ min across layers), stream growth at the deeper stack, final held-out loss at each learning
     rate with and without warmup, and how many seeds diverged / stalled in all."""
     pl = _lab()
     lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
     runs_per_variant = 4 * len(_setting("seeds"))
     deep = _deep()
     if lang == "zh":
-        labels = ("接法", "梯度比（第 1 层 ÷ 末层）", f"{deep} 层时残差流增长", f"学习率 {lo}，不预热", f"学习率 {lo}，预热",
+        labels = ("接法", "梯度比（第 1 层 ÷ 末层）", "梯度最大 ÷ 最小（各层）", f"{deep} 层时残差流增长",
+                  f"学习率 {lo}，不预热", f"学习率 {lo}，预热",
                   f"学习率 {hi}，不预热", f"学习率 {hi}，预热", f"发散 / 停滞（共 {runs_per_variant} 次）")
     else:
-        labels = ("layout", "gradient ratio (layer 1 ÷ last)", f"stream growth at {deep} layers", f"lr {lo}, no warmup",
+        labels = ("layout", "gradient ratio (layer 1 ÷ last)", "gradient max ÷ min (across layers)",
+                  f"stream growth at {deep} layers", f"lr {lo}, no warmup",
                   f"lr {lo}, warmup", f"lr {hi}, no warmup", f"lr {hi}, warmup",
                   f"diverged / stalled (of {runs_per_variant} runs)")
     rows = []
     for v in pl.VARIANTS:
-        cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2), fmt(stream_growth(v, deep), 2) + "×"]
+        cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2),
+                 fmt(pl.spread(pl.grad_per_layer()[v])["max_over_min"], 2), fmt(stream_growth(v, deep), 2) + "×"]
         div = stalled = 0
         for a in ("lo", "hi"):
             for b in ("none", "warmup"):
@@ -238,4 +277,20 @@ def _summary_table(lang: str) -> Table:
     return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), tuple(rows))
 
 
-register_tables({"placement.by_layout": _summary_table})
+def _qk_table(lang: str) -> Table:
+    """The QK-norm section's pairs at the high learning rate without warmup: the largest attention logit at the end
+    of training (max over layers of the seed means) and the final held-out loss, without and with QK-norm."""
+    pl = _lab()
+    if lang == "zh":
+        labels = ("接法", "最大 logit，不加 QK-norm", "最大 logit，加 QK-norm", "留出损失，不加 QK-norm", "留出损失，加 QK-norm")
+    else:
+        labels = ("layout", "largest logit, no QK-norm", "largest logit, with QK-norm", "held-out loss, no QK-norm",
+                  "held-out loss, with QK-norm")
+    bases = pl.QK_PAIRS[::2]
+    rows = tuple((pl.variant_name(b, lang), _max_logit_text(b), _max_logit_text(b + "+qk"),
+                  _final_text(final(b, "hi", "none"), lang), _final_text(final(b + "+qk", "hi", "none"), lang))
+                 for b in bases)
+    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), rows)
+
+
+register_tables({"placement.by_layout": _summary_table, "placement.qk_pairs": _qk_table})
