@@ -14,7 +14,10 @@ MLP, l the layer:
 
 Everything else (attention, a ReLU MLP, the initialization) is shared, so an
 experiment that compares placements compares placement and nothing else. The
-norm is LayerNorm or RMSNorm from :mod:`normref.nn`.
+norm is LayerNorm or RMSNorm from :mod:`normref.nn`, or one of the element-wise
+maps that replace a norm there (DyT, Derf). ``ln_scaling`` is LayerNorm Scaling
+(Sun et al. 2025, arXiv 2502.05795): a Pre-LN stack whose block ℓ multiplies
+both its norms' outputs by 1/√ℓ.
 
 The initialization follows the setting of Xiong et al. 2020 (§3.3): every
 weight matrix N(0, 1/fan_in) (Xavier-style), biases zero, norm gains one, and
@@ -37,13 +40,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .nn import LayerNorm, RMSNorm
+from .nn import Derf, DyT, LayerNorm, RMSNorm
 
 __all__ = ["BlockConfig", "TinyConfig", "PLACEMENTS", "make_norm", "Attention", "MLP", "PostLNBlock", "PreLNBlock",
-           "PeriLNBlock", "OutputNormBlock", "DeepNormBlock", "deepnorm_alpha", "deepnorm_beta", "mixln_post_layers",
+           "PeriLNBlock", "OutputNormBlock", "DeepNormBlock", "ScaledPreLNBlock", "deepnorm_alpha", "deepnorm_beta", "mixln_post_layers",
            "make_block", "TinyTransformer", "init_weights"]
 
-NORMS = ("layernorm", "rmsnorm")
+NORMS = ("layernorm", "rmsnorm", "dyt", "derf")  # the last two are element-wise: no statistic
 # The block layouts. QK-norm is not among them: it is a switch (BlockConfig.qk_norm) that combines with each.
 PLACEMENTS = ("pre", "post", "peri", "output", "deepnorm", "mixln")
 
@@ -59,12 +62,15 @@ class BlockConfig:
     d_model: int = 64
     n_head: int = 4
     d_ff: int = 0  # 0 means 4 * d_model, as in the 2017 Transformer and GPT-2
-    norm: str = "layernorm"  # "layernorm" or "rmsnorm"
+    norm: str = "layernorm"  # one of NORMS: "layernorm", "rmsnorm", or the norm-free "dyt" / "derf"
     placement: str = "pre"  # one of PLACEMENTS; see the module docstring
     eps: float = 1e-5
     causal: bool = True
     qk_norm: bool = False  # normalize each head's queries and keys before the dot product
     mixln_post: float = 0.25  # Mix-LN: the fraction of layers, from the input, that are Post-LN
+    alpha_init: float = 0.5  # DyT / Derf: α at init (the official default; their LLMs use smaller, per norm)
+    shift_init: float = 0.0  # Derf: the shift s at init
+    ln_scaling: bool = False  # LayerNorm Scaling: Pre-LN block ℓ (from 1) scales both norm outputs by 1/√ℓ
 
     def __post_init__(self):
         _pos_int(self.d_model, "d_model")
@@ -85,11 +91,27 @@ class BlockConfig:
         if (isinstance(self.mixln_post, bool) or not isinstance(self.mixln_post, (int, float))
                 or not 0 < self.mixln_post < 1):
             raise ValueError(f"mixln_post must be a fraction strictly between 0 and 1, got {self.mixln_post!r}")
+        for name, positive in (("alpha_init", True), ("shift_init", False)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
+            if not math.isfinite(v) or (positive and v <= 0):
+                raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {v!r}")
+        if not isinstance(self.ln_scaling, bool):
+            raise TypeError(f"ln_scaling must be True or False, got {self.ln_scaling!r}")
+        if self.ln_scaling and self.placement != "pre":
+            # The paper scales the norms on Pre-LN's branches; on a normalized path (Post-LN) the
+            # same factor would shrink the stream itself, which is a different method.
+            raise ValueError(f"ln_scaling applies to placement 'pre' only, got placement {self.placement!r}")
 
 
 def make_norm(cfg: BlockConfig, dim: int | None = None) -> nn.Module:
     """The config's norm over ``dim`` features (default: d_model)."""
     d = cfg.d_model if dim is None else dim
+    if cfg.norm == "dyt":
+        return DyT(d, alpha_init=cfg.alpha_init)
+    if cfg.norm == "derf":
+        return Derf(d, alpha_init=cfg.alpha_init, shift_init=cfg.shift_init)
     return LayerNorm(d, eps=cfg.eps) if cfg.norm == "layernorm" else RMSNorm(d, eps=cfg.eps)
 
 
@@ -185,6 +207,28 @@ class PreLNBlock(nn.Module):
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))
         x = x + self.mlp(self.ln_2(x))
+        return x
+
+
+class ScaledPreLNBlock(PreLNBlock):
+    """Pre-LN with LayerNorm Scaling: x_{l+1} = x_l + f(LN(x_l) / √ℓ), ℓ the layer counted from 1.
+
+    Sun et al. 2025 (arXiv 2502.05795), norm type ``LNS`` in the official code
+    (``lmsdss/LayerNorm-Scaling``, ``modeling_llama.py``): both norms of the
+    block with 0-based ``layer_index`` are multiplied by ``1 / sqrt(layer_index + 1)``;
+    the final norm before the head is not. No new parameter: the same weights as
+    :class:`PreLNBlock`, a fixed factor that keeps deep branches from writing as
+    much into the stream as shallow ones.
+    """
+
+    def __init__(self, cfg: BlockConfig, depth: int):
+        super().__init__(cfg)
+        self.depth = _pos_int(depth, "depth")
+        self.scale = 1.0 / math.sqrt(self.depth)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x) * self.scale)
+        x = x + self.mlp(self.ln_2(x) * self.scale)
         return x
 
 
@@ -297,9 +341,14 @@ def make_block(cfg: BlockConfig, layer: int | None = None, n_layer: int | None =
     """The block of ``cfg.placement`` for layer ``layer`` (0 = nearest the input) of ``n_layer``.
 
     Post-LN, Pre-LN, Peri-LN and the output norm do not depend on the depth;
-    DeepNorm (α, β) and Mix-LN (which kind this layer is) need both numbers.
+    DeepNorm (α, β) and Mix-LN (which kind this layer is) need both numbers;
+    LayerNorm Scaling (``cfg.ln_scaling``) needs ``layer``.
     """
     p = cfg.placement
+    if cfg.ln_scaling:
+        if isinstance(layer, bool) or not isinstance(layer, int) or layer < 0:
+            raise ValueError(f"ln_scaling needs layer, this block's index from 0, got {layer!r}")
+        return ScaledPreLNBlock(cfg, layer + 1)
     if p in ("deepnorm", "mixln"):
         if n_layer is None or (p == "mixln" and layer is None):
             raise ValueError(f"placement {p!r} needs n_layer (the stack's depth)"

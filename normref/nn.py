@@ -19,6 +19,12 @@ calls ``F.rms_norm`` itself, after one cheap finiteness check.
 
 LayerNorm already has a fused kernel in torch, so ours only validates input and
 calls it.
+
+``DyT`` and ``Derf`` are not norms: they are the element-wise maps that
+"Transformers without Normalization" (arXiv 2503.10622) and "Stronger
+Normalization-Free Transformers" (arXiv 2512.10938) put where a norm was.
+They take no statistic over the row, so a token's output does not depend on
+its other features.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 import torch.nn.functional as F
 
-__all__ = ["rms_norm", "layer_norm", "RMSNorm", "LayerNorm"]
+__all__ = ["rms_norm", "layer_norm", "RMSNorm", "LayerNorm", "DyT", "Derf"]
 
 # Rows are processed in blocks of about this many bytes per thread, so that
 # the second pass over a block (the scaling) reads from cache, not from DRAM.
@@ -334,3 +340,74 @@ class LayerNorm(torch.nn.Module):
 
     def extra_repr(self):
         return f"{self.dim}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+
+
+def _check_scalar(v, name: str, positive: bool) -> float:
+    """A finite real number (> 0 where ``positive``), as a float; else TypeError / ValueError naming it."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
+    if not math.isfinite(v) or (positive and v <= 0):
+        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {v!r}")
+    return float(v)
+
+
+def _check_dim(dim) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim <= 0:
+        raise ValueError(f"dim must be a positive integer (the hidden size), got {dim!r}")
+    return int(dim)
+
+
+class DyT(torch.nn.Module):
+    """Dynamic Tanh, γ ⊙ tanh(α·x) + β: the element-wise stand-in for a norm (arXiv 2503.10622).
+
+    As in the official code (``jiachenzhu/DyT``, ``dynamic_tanh.py``): α is one
+    learnable scalar per layer, initialized to ``alpha_init`` (0.5 there), γ
+    ones and β zeros. Their LLaMA code drops β (``bias=False`` here) and uses
+    smaller α0 for wider models; see docs-notes/R-references.md for the values.
+    """
+
+    def __init__(self, dim: int, alpha_init: float = 0.5, bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        self.dim = _check_dim(dim)
+        self.alpha_init = _check_scalar(alpha_init, "alpha_init", positive=True)
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias must be True or False, got {bias!r}")
+        kw = dict(device=device, dtype=dtype)
+        self.alpha = torch.nn.Parameter(torch.full((1,), self.alpha_init, **kw))
+        self.weight = torch.nn.Parameter(torch.ones(dim, **kw))
+        self.bias = torch.nn.Parameter(torch.zeros(dim, **kw)) if bias else None
+
+    def squash(self, x):
+        """The element-wise map before the gain: tanh(α·x)."""
+        return torch.tanh(self.alpha * x)
+
+    def forward(self, x):
+        _check_x(x)
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x must have last dimension {self.dim}, got shape {tuple(x.shape)}")
+        y = self.squash(x) * self.weight
+        return y if self.bias is None else y + self.bias
+
+    def extra_repr(self):
+        return f"{self.dim}, alpha_init={self.alpha_init}, bias={self.bias is not None}"
+
+
+class Derf(DyT):
+    """Dynamic erf, γ ⊙ erf(α·x + s) + β (arXiv 2512.10938).
+
+    As in the official code (``zlab-princeton/Derf``, ``dynamic_erf.py``): α and
+    the shift s are learnable scalars, initialized to 0.5 and 0. erf is the
+    standard error function, erf(z) = 2Φ(√2·z) − 1: a Gaussian CDF rescaled to (−1, 1).
+    """
+
+    def __init__(self, dim: int, alpha_init: float = 0.5, shift_init: float = 0.0, bias: bool = True,
+                 device=None, dtype=None):
+        super().__init__(dim, alpha_init, bias, device=device, dtype=dtype)
+        self.shift_init = _check_scalar(shift_init, "shift_init", positive=False)
+        self.shift = torch.nn.Parameter(torch.full((1,), self.shift_init, device=device, dtype=dtype))
+
+    def squash(self, x):
+        return torch.erf(self.alpha * x + self.shift)
+
+    def extra_repr(self):
+        return f"{super().extra_repr()}, shift_init={self.shift_init}"

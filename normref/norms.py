@@ -3,15 +3,19 @@
 Both normalize over the last axis, one token (one row) at a time. They are
 written to be read next to their formulas; the fast torch versions that you
 can drop into a model live in :mod:`normref.nn`.
+
+``dyt`` and ``derf`` are the element-wise maps that replace a norm in
+"Transformers without Normalization" and its successor: no row statistic at all.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-__all__ = ["rms_norm", "layer_norm", "check_array", "check_eps", "check_param"]
+__all__ = ["rms_norm", "layer_norm", "dyt", "derf", "check_array", "check_eps", "check_param"]
 
 
 def check_array(x, name: str = "x") -> np.ndarray:
@@ -93,6 +97,49 @@ def layer_norm(x, gain=None, bias=None, eps: float = 1e-5) -> np.ndarray:
     mu = np.mean(x, axis=-1, keepdims=True)
     var = np.mean((x - mu) ** 2, axis=-1, keepdims=True)
     y = (x - mu) / np.sqrt(var + eps)
+    if gain is not None:
+        y = y * gain
+    return y if bias is None else y + bias
+
+
+def _scalar(v, name: str, positive: bool) -> float:
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
+    if not np.isfinite(v) or (positive and v <= 0):
+        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {v!r}")
+    return float(v)
+
+
+def dyt(x, alpha: float = 0.5, gain=None, bias=None) -> np.ndarray:
+    r"""Dynamic Tanh (Zhu et al. 2025, arXiv 2503.10622): :math:`y_i = \gamma_i \tanh(\alpha x_i) + \beta_i`.
+
+    α is one scalar for the whole layer; each element is mapped on its own, so
+    unlike a norm the output of x_i does not depend on the other features.
+    """
+    x = check_array(x, "x")
+    alpha = _scalar(alpha, "alpha", positive=True)
+    gain = check_param(gain, x.shape[-1], "gain")
+    bias = check_param(bias, x.shape[-1], "bias")
+    y = np.tanh(alpha * x)
+    if gain is not None:
+        y = y * gain
+    return y if bias is None else y + bias
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf element by element is exact enough to read
+
+
+def derf(x, alpha: float = 0.5, shift: float = 0.0, gain=None, bias=None) -> np.ndarray:
+    r"""Dynamic erf (Chen et al. 2025, arXiv 2512.10938): :math:`y_i = \gamma_i\,\mathrm{erf}(\alpha x_i + s) + \beta_i`.
+
+    erf(z) = 2Φ(√2 z) − 1, the Gaussian CDF rescaled to (−1, 1); α and s are scalars.
+    """
+    x = check_array(x, "x")
+    alpha = _scalar(alpha, "alpha", positive=True)
+    shift = _scalar(shift, "shift", positive=False)
+    gain = check_param(gain, x.shape[-1], "gain")
+    bias = check_param(bias, x.shape[-1], "bias")
+    y = _erf(alpha * x.astype(np.float64) + shift).astype(np.float64).astype(x.dtype)
     if gain is not None:
         y = y * gain
     return y if bias is None else y + bias

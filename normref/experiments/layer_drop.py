@@ -1,0 +1,111 @@
+"""Layer importance on real weights: drop each of SmolLM2's blocks in turn and measure the loss.
+
+Sun et al. 2025 ("The Curse of Depth", arXiv 2502.05795) report that in Pre-LN
+LLMs "nearly half of the layers are less effective than expected", and blame
+the stream's growth with depth: a deep block adds a small update to a large
+stream. This module measures the part of that which one trained model can
+show: for SmolLM2-135M-Instruct (Pre-RMSNorm, 30 blocks), the next-token
+cross-entropy on a fixed text with block ℓ replaced by the identity
+(x_{ℓ+1} = x_ℓ), for every ℓ, beside the stream's length entering each block
+on the same text. What it cannot show is the paper's causal claim (that Pre-LN
+*makes* deep blocks weak during training): that needs training with and
+without the fix, which one set of released weights cannot give.
+
+31 forward passes (about 10 s of CPU on one thread); the result is cached on
+disk (key: the weights' SHA-256, this module's import closure, the library versions).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cache
+from .smollm2_batch import TEXTS
+
+__all__ = ["MODEL", "TEXT", "layer_drop", "summary", "cross_entropy", "drop_one"]
+
+MODEL = "smollm2-135m"
+# A fixed English text, not the one the S-curve reads: sentences 7-14 of the batch experiment's
+# (written for measurement, not from a corpus, so not in the model's training data as such).
+TEXT = " ".join(TEXTS[6:14])
+
+
+def cross_entropy(logits, ids) -> float:
+    """Mean next-token cross-entropy (nats) of (T, V) logits on token ids (T,): position t predicts t+1."""
+    import torch
+    import torch.nn.functional as F
+
+    logits = torch.as_tensor(logits)
+    ids = torch.as_tensor(list(ids), dtype=torch.long)
+    if logits.dim() != 2 or logits.shape[0] != ids.shape[0] or ids.shape[0] < 2:
+        raise ValueError(f"logits must be (T, V) with T = len(ids) ≥ 2, got {tuple(logits.shape)} and {ids.shape[0]} ids")
+    return float(F.cross_entropy(logits[:-1].double(), ids[1:]))
+
+
+class _Skip:
+    """Stands in for a block: returns the stream unchanged (x_{ℓ+1} = x_ℓ)."""
+
+    def __call__(self, x, *args, **kwargs):
+        return x
+
+
+def drop_one(m, ids, layer: int | None) -> float:
+    """Cross-entropy of the loaded model ``m`` on ``ids`` with block ``layer`` skipped (None: no block)."""
+    blocks = m.net.blocks
+    if layer is None:
+        return cross_entropy(m.forward(ids)[0], ids)
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < len(blocks):
+        raise ValueError(f"layer must be a block index in [0, {len(blocks)}) or None, got {layer!r}")
+    # The model is shared (load() caches it in the process): swap the block out of a plain list
+    # the forward iterates, and always put it back.
+    kept = list(blocks)
+    try:
+        # ModuleList refuses a non-Module; the forward only iterates, so a plain list serves for one call.
+        object.__setattr__(m.net, "blocks", kept[:layer] + [_Skip()] + kept[layer + 1:])
+        return cross_entropy(m.forward(ids)[0], ids)
+    finally:
+        del m.net.__dict__["blocks"]  # the ModuleList in m.net._modules is "blocks" again
+
+
+@cache.memo
+def _layer_drop(weights_sha256: str, libs: str) -> dict:
+    from . import one_thread
+    from ..models.checkpoint import load
+
+    m = load(MODEL)
+    ids = m.encode(TEXT)
+    streams = []
+    hooks = [b.register_forward_pre_hook(lambda mod, args: streams.append(args[0][0, 1:].norm(dim=-1).mean().item()))
+             for b in m.net.blocks]  # the stream entering each block, mean L2 over tokens 1.. (position 0 aside)
+    with one_thread():
+        try:
+            base = drop_one(m, ids, None)
+        finally:
+            for h in hooks:
+                h.remove()
+        dropped = [drop_one(m, ids, i) for i in range(len(m.net.blocks))]
+    return {
+        "model": m.label, "weights": m.weights_label, "n_layer": len(dropped), "n_tokens": len(ids), "text": TEXT,
+        "base": base, "dropped": dropped, "delta": [c - base for c in dropped], "stream_l2": streams,
+    }
+
+
+def layer_drop() -> dict:
+    """Cross-entropy of SmolLM2 on :data:`TEXT`, whole and with each block dropped in turn, and the stream's
+    mean L2 entering each block (see the module docstring). From the disk cache when possible."""
+    from ..models.checkpoint import spec
+    from ..models.files import file_sha256
+
+    return _layer_drop(file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers")))
+
+
+def summary(d: dict | None = None) -> dict:
+    """The headline numbers: the costliest drops, and how many blocks cost less than a tenth of the costliest."""
+    d = layer_drop() if d is None else d
+    delta = np.asarray(d["delta"])
+    order = np.argsort(delta)[::-1]
+    small = delta < 0.1 * delta.max()
+    return {"base": d["base"], "max_delta": float(delta.max()), "max_layer": int(order[0]) + 1,
+            "top3": [int(i) + 1 for i in order[:3]], "n_small": int(small.sum()),
+            "small_in_second_half": int(small[len(delta) // 2:].sum()),
+            "median_delta": float(np.median(delta))}

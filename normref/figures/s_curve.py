@@ -1,0 +1,69 @@
+"""The S-curve figure: SmolLM2's RMSNorm, element by element, with tanh fits (issue R, item 2).
+
+Not registered yet: a registered figure that no page shows fails tests/test_registry.py, and
+the page "Can we drop the norm?" does not exist yet. When it does, decorate :func:`s_curve_figure`
+with ``@figure("s_curve", fields=s_curve_fields)`` and add the entry drafted in
+docs-notes/R-s-curve-figure.yml to the end of figures.yml.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import LogNorm
+
+from ._style import PALETTES, colors, t
+from ..experiments.s_curve import s_curve
+
+__all__ = ["s_curve_figure", "s_curve_fields"]
+
+
+def s_curve_fields() -> dict:
+    """The caption's placeholders: what was measured, read from the measurement itself."""
+    d = s_curve()
+    return {"model": d["model"], "weights": d["weights"], "n_tokens": d["n_tokens"], "d": d["d"],
+            "layers": ", ".join(str(L["layer"]) for L in d["layers"])}
+
+
+def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
+    rel = rms / np.median(rms)  # a token's RMS against the layer's typical one: comparable across layers
+    order = np.argsort(rel)  # draw flat (large-RMS) tokens last, on top
+    xs, ys = x[order], y[order]
+    col = np.repeat(rel[order], x.shape[1])
+    size = np.where(col > 5, 9.0, 1.5)  # the few far-out, flat tokens (position 0) must stay visible
+    ax.scatter(xs.ravel(), ys.ravel(), c=col, cmap=cmap, norm=norm, s=size, lw=0, rasterized=True)
+    grid = np.linspace(x.min(), x.max(), 400)
+    ax.plot(grid, fit["a"] * np.tanh(fit["b"] * grid), color=c[0], lw=1.6, ls="--",
+            label=t(lang, f"tanh 拟合，R² = {fit['r2_tanh']:.3f}", f"tanh fit, R² = {fit['r2_tanh']:.3f}"))
+    ax.plot(grid, fit["c"] * grid, color=p["muted"], lw=1.0, ls=":",
+            label=t(lang, f"直线拟合，R² = {fit['r2_linear']:.3f}", f"line fit, R² = {fit['r2_linear']:.3f}"))
+    ax.set_ylim(np.abs(y).max() * -1.1, np.abs(y).max() * 1.1)
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def s_curve_figure(lang: str, theme: str):
+    d = s_curve()
+    p, c = PALETTES[theme], colors(theme)
+    cmap = "viridis" if theme == "light" else "plasma"
+    Ls = d["layers"]
+    fig, axes = plt.subplots(2, len(Ls), figsize=(3.2 * len(Ls) + 1, 6.6), squeeze=False, layout="constrained")
+    rel = np.concatenate([np.asarray(L["rms"]) / np.median(L["rms"]) for L in Ls])
+    norm = LogNorm(rel.min(), rel.max())
+    for k, L in enumerate(Ls):
+        x = np.asarray(L["x"], dtype=np.float64)
+        rms = np.asarray(L["rms"])
+        y = x / rms[:, None]
+        top, bottom = axes[0][k], axes[1][k]
+        _panel(top, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
+        top.set_title(t(lang, f"第 {L['layer']} 层，全部词元", f"layer {L['layer']}, every token"), fontsize=9)
+        _panel(bottom, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
+        bottom.set_title(t(lang, f"第 {L['layer']} 层，去掉位置 0", f"layer {L['layer']}, position 0 left out"),
+                         fontsize=9)
+        bottom.set_xlabel(t(lang, "归一化的输入 x_i", "norm input x_i"))
+    for row in axes:
+        row[0].set_ylabel(t(lang, "增益之前的输出 x_i / RMS(x)", "output before the gain, x_i / RMS(x)"))
+    sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
+    bar = fig.colorbar(sm, ax=axes, shrink=0.8)
+    bar.set_label(t(lang, "该词元的 RMS(x) ÷ 本层各词元 RMS 的中位数（对数刻度）",
+                    "the token's RMS(x) ÷ the layer's median RMS (log scale)"))
+    return fig
