@@ -135,6 +135,7 @@ RULES = [
     ("zh", r"\d\s*%?\s*(?:～|~|到|至)\s*\d+(?:\.\d+)?\s*%", "a range with an en dash: 7%–64%"),
     ("en", r"\d\s*%?\s*(?:～|~)\s*\d", "a range with an en dash: 7%–64%"),
     ("zh|en", r"(?<![\w.])\d+(?:\.\d+)?\s*(?:-|—|–)\s*\d+(?:\.\d+)?\s*%", "a percent range writes % on both ends, with an en dash: 7%–64%"),
+    ("zh", r"[一两几每这那]条[^，。；：\s]{0,4}?向量(?!通路|路径)", "a vector is 个: 一个隐藏向量"),
     ("zh|en", r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])", "thousands with a thin space, as [[value]] renders them: 24\u2009318"),
     ("zh|en", r"(?<![\w.:/#-])\d{5,}(?![\w])", "thousands with a thin space, as [[value]] renders them: 100\u2009000"),
 ]
@@ -478,6 +479,11 @@ def test_the_home_reading_path_names_every_content_page():
     ("en", "and has no such through road", "through road"),
     ("en", "Think of running in a new car", "running in"),
     ("en", "Multiplying by the gain afterwards", "afterwards"),
+    # Chinese calques and measure words
+    ("zh", "实话实说：在这个小规模实验里", "实话实说"),
+    ("zh", "在他们的设置里训练", "设置里"),
+    ("zh", "是两条不同的向量", "两条不同的向量"),
+    ("zh", "每个词元都有自己的一条隐藏向量", "一条隐藏向量"),
 ])
 def test_each_rule_catches_its_defect(lang, text, caught):
     found = [v for _, v, _ in _hits(text, lang, f"{lang}/index.md")]
@@ -490,6 +496,7 @@ def test_each_rule_catches_its_defect(lang, text, caught):
     ("zh", "约 80 亿参数，7%–64%，SmolLM2-135M，arXiv:2601.18089，24\u2009318"),
     ("en", "about 8B parameters, 7%–64%, 24\u2009318, 4000 warmup steps, the direct route"),
     ("en", "Computed afterward, the residual stream"),
+    ("zh", "贯穿所有层的那条隐藏向量通路；设置学习率"),
 ])
 def test_house_style_passes(lang, text):
     assert not _hits(text, lang, f"{lang}/index.md"), _hits(text, lang, f"{lang}/index.md")
