@@ -421,11 +421,14 @@ def reading_path_names(index_md: str) -> list[tuple[str, str]]:
     return re.findall(r"\*\*\[([^\]]+)\]\(([\w-]+\.md)\)", section)
 
 
-def name_problems(lang: str, index_md: str, groups: dict[str, str]) -> list[str]:
-    """A page goes by one name: the reading path and the glossary's group for the page use the nav title
-    (or its part before the colon: “读懂 K3 §2.3.1” for “读懂 K3 §2.3.1：归一化 LatentMoE”)."""
+def name_problems(lang: str, index_md: str, groups: dict[str, str], h1s: dict[str, str] | None = None) -> list[str]:
+    """A page goes by one name: the reading path, the glossary's group for the page and the page's own H1
+    use the nav title (or its part before the colon: “读懂 K3 §2.3.1” for “读懂 K3 §2.3.1：归一化 LatentMoE”)."""
     nav = nav_titles(lang)
     problems = []
+    for page, h1 in (h1s or {}).items():
+        if page in nav and page != "index.md" and not re.split(r"：|: ", h1)[0] == re.split(r"：|: ", nav[page])[0]:
+            problems.append(f"docs/{lang}/{page} has the H1 {h1!r}; the nav calls it {nav[page]!r}")
 
     def agrees(text: str, title: str) -> bool:
         return text == title or re.split(r"：|: ", title)[0] == text
@@ -442,7 +445,8 @@ def name_problems(lang: str, index_md: str, groups: dict[str, str]) -> list[str]
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_page_goes_by_one_name(lang):
     groups = {g.id: g.title[lang] for g in gl.default().groups}
-    problems = name_problems(lang, (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"), groups)
+    h1s = {p.name: re.search(r"^# (.+?)\s*(?:\{[^}]*\})?\s*$", p.read_text(encoding="utf-8"), re.M).group(1) for p in pages(lang)}
+    problems = name_problems(lang, (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"), groups, h1s)
     assert not problems, "\n".join(problems)
 
 
@@ -551,5 +555,7 @@ def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
     groups = {"placement": "归一化放在哪里"}
     problems = name_problems("zh", index, groups)
     assert any("精读 K3 §2.3.1" in p for p in problems) and any("归一化放在哪里" in p for p in problems)
+    assert name_problems("zh", "{ #reading-path }\n", {"placement": nav_titles("zh")["placement.md"]},
+                         {"k3-latentmoe.md": "精读 K3 §2.3.1：归一化 LatentMoE"})
     index = "## 阅读路径 { #reading-path }\n\n5. **[读懂 K3 §2.3.1](k3-latentmoe.md)**：归一化 LatentMoE。\n"
     assert not name_problems("zh", index, {"placement": nav_titles("zh")["placement.md"]})
