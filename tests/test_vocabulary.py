@@ -450,6 +450,34 @@ def test_a_page_goes_by_one_name(lang):
     assert not problems, "\n".join(problems)
 
 
+def notebook_problems(lang: str, index_md: str, has_notebook: set[str]) -> list[str]:
+    """The home page says which pages have a notebook: every content page is named in the paragraph that
+    links the first notebook, and exactly the pages without one are named in its last sentence."""
+    para = next(p for p in index_md.split("\n\n") if "notebooks/scale_invariance.py" in p)
+    last = re.split(r"(?<=[。.])\s*(?=\S)", para.strip())[-1]
+    problems = []
+    for page, title in nav_titles(lang).items():
+        if page in ("index.md", "glossary.md"):
+            continue
+        name = re.split(r"：|: ", title)[0].casefold()
+        if name not in para.casefold():
+            problems.append(f"docs/{lang}/index.md: the notebook paragraph does not say whether {page} has a notebook")
+        elif (name in last.casefold()) == (page in has_notebook):
+            problems.append(f"docs/{lang}/index.md: the notebook paragraph is wrong about {page}")
+    return problems
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_home_page_says_which_pages_have_a_notebook(lang):
+    has = {nb.stem.replace("_", "-") + ".md" for nb in (ROOT / "docs" / lang / "notebooks").glob("*.py")} | {"index.md"}
+    index = (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8")
+    assert not notebook_problems(lang, index, has), notebook_problems(lang, index, has)
+    # the sentence this replaced claimed a notebook for every content page
+    lie = index.replace("Where the norm goes, Interview and Claim ledger have none.", "").replace(
+        "“归一化放在哪”、面试和说法核查三页没有笔记本。", "")
+    assert notebook_problems(lang, lie, has)
+
+
 def test_the_home_reading_path_names_every_content_page():
     for lang in LANGS:
         linked = {p for _, p in reading_path_names((ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"))}
