@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .bilingual import bilingual_text
 
-__all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
+__all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "ProseException", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
 
 DATA = Path(__file__).with_name("glossary.yml")
 LANGS = ("zh", "en")
@@ -81,6 +81,27 @@ class Term:
         return [f for f in self.forms() if len(f) >= 2 and f not in self.no_link]
 
 
+@dataclass(frozen=True)
+class ProseException:
+    """Prose may write ``form`` (an alias of some term) on ``page``, for ``reason``.
+
+    ``page`` is ``<lang>/<file>``: a page (``zh/toll-booth.md``), every page and data
+    text of that language (``zh/*``), or a data file's texts (``en/glossary.yml``,
+    ``en/figures.yml``, ``en/quiz.yml``, ``en/claims.yml``, ``en/notebooks``).
+    """
+
+    page: str
+    form: str
+    reason: str
+
+    @property
+    def lang(self) -> str:
+        return self.page.split("/", 1)[0]
+
+    def covers(self, page: str) -> bool:
+        return self.page == page or (self.page.endswith("/*") and page.startswith(self.page[:-1]))
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: the link matcher is cached per glossary
 class Glossary:
     groups: tuple[Group, ...]
@@ -88,6 +109,8 @@ class Glossary:
     jieba_parts: tuple[str, ...]
     # House-style bans that belong to no single term (spellings, phrasing), per language.
     style: dict[str, tuple[str, ...]] = field(default_factory=lambda: {lang: () for lang in LANGS})
+    # Where prose may use an alias instead of the glossary name, and why (see ProseException).
+    prose_exceptions: tuple["ProseException", ...] = ()
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -164,7 +187,7 @@ def parse(raw, source: str = "glossary data") -> Glossary:
     errors: list[str] = []
     if not isinstance(raw, dict):
         raise GlossaryError(f"{source}: expected a mapping with 'groups', 'terms' and 'jieba_parts', got {type(raw).__name__}")
-    unknown = sorted(set(raw) - {"groups", "terms", "jieba_parts", "style"})
+    unknown = sorted(set(raw) - {"groups", "terms", "jieba_parts", "style", "prose_exceptions"})
     if unknown:
         errors.append(f"{source}: unknown top-level key(s) {unknown}")
 
@@ -287,6 +310,34 @@ def parse(raw, source: str = "glossary data") -> Glossary:
                 if (lang, v) in seen_banned:
                     errors.append(f"{owner}: banned {lang} variant {v!r} is also listed by {seen_banned[(lang, v)]}")
                 seen_banned.setdefault((lang, v), owner)
+    exceptions = _prose_exceptions(errors, raw.get("prose_exceptions"), {_key(f): t.id for t in terms for f in t.aliases})
     if errors:
         raise GlossaryError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
-    return Glossary(tuple(groups), tuple(terms), parts, style)
+    return Glossary(tuple(groups), tuple(terms), parts, style, exceptions)
+
+
+_EXCEPTION_PAGE = re.compile(r"^(zh|en)/(\*|[a-z0-9-]+\.md|glossary\.yml|figures\.yml|quiz\.yml|claims\.yml|notebooks)$")
+
+
+def _prose_exceptions(errors: list[str], value, aliases: dict[str, str]) -> tuple[ProseException, ...]:
+    """The ``prose_exceptions`` list: each entry {page, alias, reason}; the alias must be some term's alias."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        errors.append(f"prose_exceptions: expected a list of {{page, alias, reason}}, got {value!r}")
+        return ()
+    out = []
+    for i, e in enumerate(value):
+        where = f"prose_exceptions #{i + 1}"
+        if not isinstance(e, dict) or set(e) != {"page", "alias", "reason"}:
+            errors.append(f"{where}: expected exactly the keys page, alias and reason, got {e!r}")
+            continue
+        page, form, reason = e["page"], e["alias"], e["reason"]
+        if not isinstance(page, str) or not _EXCEPTION_PAGE.match(page):
+            errors.append(f"{where}: page must be '<zh|en>/<page>.md', '<lang>/*' or '<lang>/<data file>.yml', got {page!r}")
+        if not isinstance(form, str) or _key(form) not in aliases:
+            errors.append(f"{where}: alias {form!r} is not an alias of any term")
+        if not isinstance(reason, str) or len(reason.split()) < 3:
+            errors.append(f"{where}: give a reason (a few words) for allowing {form!r}")
+        out.append(ProseException(str(page), str(form), str(reason)))
+    return tuple(out)

@@ -71,8 +71,13 @@ def pages(lang: str) -> list[Path]:
     return sorted((ROOT / "docs" / lang).glob("*.md"))  # notebooks/ are not prose pages
 
 
-def _pattern(variant: str) -> re.Pattern:
-    pat = re.escape(variant).replace(r"\ ", r"\s+")
+GAP = "…"  # in a banned variant: up to a few more characters of the same clause (融合…算子 catches 融合的归一化算子)
+_GAP = {"zh": r"[^\s，。；：、！？“”（）()]{0,6}?", "en": r"(?:[\w-]+\s+){0,2}?"}
+
+
+def _pattern(variant: str, lang: str = "zh") -> re.Pattern:
+    parts = [re.escape(p.strip()).replace(r"\ ", r"\s+") for p in variant.split(GAP)]
+    pat = (r"\s*" + _GAP[lang] + r"\s*" if lang == "en" else _GAP[lang]).join(parts) if len(parts) > 1 else parts[0]
     if re.match(r"[A-Za-z0-9]", variant):
         pat = r"(?<![A-Za-z0-9_-])" + pat
     if re.search(r"[A-Za-z0-9]$", variant):
@@ -85,23 +90,81 @@ def _banned(lang: str) -> dict[str, str]:
 
 
 def _house_names(lang: str) -> list[str]:
-    """The glossary's own names that contain a banned variant (高带宽显存 holds 显存), longest first."""
-    banned = _banned(lang)
-    names = {t.name[lang] for t in gl.default().terms}
-    return sorted((n for n in names if any(v in n and v != n for v in banned)), key=len, reverse=True)
+    """The glossary's own names that contain a banned variant or an alias (高带宽显存 holds 显存), longest first.
+
+    In Chinese prose both names count (a zh page writes LayerNorm and Pre-LN too)."""
+    g = gl.default()
+    names = {t.name[lang] for t in g.terms} | ({t.name["en"] for t in g.terms} if lang == "zh" else set())
+    others = {part for v in set(_banned(lang)) | set(_aliases(lang)) for part in v.split(GAP)}
+    return sorted((n for n in names if any(v in n and v != n for v in others)), key=len, reverse=True)
 
 
-def _hits(text: str, lang: str) -> list[tuple[int, str, str]]:
+def _aliases(lang: str) -> dict[str, str]:
+    """{alias: what to write instead}: the aliases prose may not use (prose uses the glossary's name).
+
+    An alias is there for search and for the glossary entry's alias line. English prose is checked
+    for aliases in Latin script, Chinese prose for all of them; symbols (γ, σ², W↓) are left alone,
+    and so is a term's English name on a Chinese page (a zh page writes LayerNorm) unless the
+    term bans it.
+    """
+    g = gl.default()
+    names = {t.name[lang] for t in g.terms} | ({t.name["en"] for t in g.terms} if lang == "zh" else set())
+    out = {}
+    for t in g.terms:
+        for a in t.aliases:
+            if a in names or len(re.findall(r"[A-Za-z\u4e00-\u9fff]", a)) < 2 or not re.fullmatch(r"[\w\s.'-]+", a):
+                continue
+            if lang == "en" and gl.is_han(a):
+                continue
+            out[a] = f"an alias of {t.id!r}: prose writes {t.name[lang]!r}"
+    return out
+
+
+def _allowed(lang: str, source: str) -> set[str]:
+    """The aliases prose_exceptions allow in ``source`` (``zh/toll-booth.md``, ``en/quiz.yml``; ``zh/print.md``
+    gathers every page, so every exception of its language applies)."""
+    return {e.form for e in gl.default().prose_exceptions
+            if e.lang == lang and (e.covers(source) or source.endswith("/print.md"))}
+
+
+# Rules that are patterns rather than words: (language, pattern, what to write instead).
+RULES = [
+    ("zh", r"[A-Za-z]\s*等\s*[（(\d]", "authors: “Xiong 等人（2020）”"),
+    ("zh", r"(?<![\w.:/-])\d+(?:\.\d+)?\s?[MBT](?![\w])", "Chinese counts with 万/亿 (约 80 亿参数), not M/B/T"),
+    ("en", r"\b\d+(?:\.\d+)?\s+(?:million|billion|trillion)\b", "English counts write 8B, 135M"),
+    ("zh", r"\d\s*%?\s*(?:～|~|到|至)\s*\d+(?:\.\d+)?\s*%", "a range with an en dash: 7%–64%"),
+    ("en", r"\d\s*%?\s*(?:～|~)\s*\d", "a range with an en dash: 7%–64%"),
+    ("zh|en", r"(?<![\w.])\d+(?:\.\d+)?\s*(?:-|—|–)\s*\d+(?:\.\d+)?\s*%", "a percent range writes % on both ends, with an en dash: 7%–64%"),
+    ("zh", r"[一两几每这那]条[^，。；：\s]{0,4}?向量(?!通路|路径)", "a vector is 个: 一个隐藏向量"),
+    ("zh|en", r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])", "thousands with a thin space, as [[value]] renders them: 24\u2009318"),
+    ("zh|en", r"(?<![\w.:/#-])\d{5,}(?![\w])", "thousands with a thin space, as [[value]] renders them: 100\u2009000"),
+]
+
+
+def _hits(text: str, lang: str, source: str | None = None) -> list[tuple[int, str, str]]:
+    """(line, variant, what to write) for every banned variant, alias (outside its exceptions) and rule hit.
+
+    ``source`` names where the text is read (``zh/toll-booth.md``); without it, aliases are not checked."""
     if lang == "zh":  # an English text quoted in Chinese (a prompt, a title) is not Chinese prose
         text = re.sub(r"“[^”\u4e00-\u9fff]*”", " ", text)
     for name in _house_names(lang):  # the house name itself is not the banned part it contains
         text = text.replace(name, " " * len(name))
+    words = dict(_banned(lang))
+    if source is not None:
+        allowed = _allowed(lang, source)
+        words.update({a: why for a, why in _aliases(lang).items() if a not in allowed and a not in words})
+    lines = text.split("\n")
     out = []
-    for variant, owner in _banned(lang).items():
-        pat = _pattern(variant)
-        for i, line in enumerate(text.split("\n"), 1):
+    for variant, owner in words.items():
+        pat = _pattern(variant, lang)
+        for i, line in enumerate(lines, 1):
             if pat.search(line):
                 out.append((i, variant, owner))
+    for langs, rule, what in RULES:
+        if lang in langs.split("|"):
+            for i, line in enumerate(lines, 1):
+                for m in re.finditer(rule, line):
+                    out.append((i, m.group(0), what))
     return out
 
 
@@ -110,7 +173,7 @@ def _hits(text: str, lang: str) -> list[tuple[int, str, str]]:
 
 def test_every_concept_has_banned_variants_where_the_site_drifted():
     g = gl.default()
-    for tid, lang, variant in [("token", "zh", "token"), ("reduction", "zh", "规约"), ("fused-kernel", "zh", "融合算子"),
+    for tid, lang, variant in [("token", "zh", "token"), ("reduction", "zh", "规约"), ("fused-kernel", "zh", "融合…算子"),
                                ("hbm", "zh", "显存"), ("residual-stream", "zh", "主干"), ("residual-stream", "en", "main path"),
                                ("latent-dim", "zh", "潜宽度"), ("hidden-dim", "zh", "隐藏宽度"), ("hidden-dim", "en", "hidden width"),
                                ("rescaling-invariance", "zh", "缩放不变性"), ("pre-ln", "en", "pre-norm"),
@@ -131,11 +194,19 @@ def test_a_term_never_bans_its_own_name():
 # ---------------------------------------------------------------- pages
 
 
+# Texts another change owns (issue O rewrites the placement page and its figures); their hits are
+# checked by test_the_placement_texts_use_one_vocabulary, expected to fail until the merge fixes them.
+PENDING_PAGES = {"placement.md"}
+PENDING_FIGURES = ("placement_",)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_pages_use_one_vocabulary(lang):
     problems = []
     for page in pages(lang):
-        for line, variant, owner in _hits(prose(page.read_text(encoding="utf-8")), lang):
+        if page.name in PENDING_PAGES:
+            continue
+        for line, variant, owner in _hits(prose(page.read_text(encoding="utf-8")), lang, f"{lang}/{page.name}"):
             problems.append(f"docs/{lang}/{page.name}:{line}: {variant!r} (the glossary says: {owner})")
     assert not problems, "banned variants on pages:\n  " + "\n  ".join(problems)
 
@@ -144,10 +215,29 @@ def test_pages_use_one_vocabulary(lang):
 def test_figure_captions_and_alt_texts_use_one_vocabulary(lang):
     problems = []
     for name in figures.names():
+        if name.startswith(PENDING_FIGURES):
+            continue
         spec = figures.get(name)
         for what in ("caption", "alt"):
-            for _, variant, owner in _hits(getattr(spec, what)[lang], lang):
+            for _, variant, owner in _hits(getattr(spec, what)[lang], lang, f"{lang}/figures.yml"):
                 problems.append(f"figure {name} {what}: {variant!r} ({owner})")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.xfail(strict=True, reason="issue O owns placement.md and the placement figures; the merge fixes their "
+                                       "hits, and then this marker and PENDING_* go")
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_placement_texts_use_one_vocabulary(lang):
+    problems = []
+    for name in PENDING_PAGES:
+        for line, variant, owner in _hits(prose((ROOT / "docs" / lang / name).read_text(encoding="utf-8")), lang, f"{lang}/{name}"):
+            problems.append(f"docs/{lang}/{name}:{line}: {variant!r} ({owner})")
+    for name in figures.names():
+        if name.startswith(PENDING_FIGURES):
+            spec = figures.get(name)
+            for what in ("caption", "alt"):
+                for _, variant, owner in _hits(getattr(spec, what)[lang], lang, f"{lang}/figures.yml"):
+                    problems.append(f"figure {name} {what}: {variant!r} ({owner})")
     assert not problems, "\n".join(problems)
 
 
@@ -156,9 +246,10 @@ def test_quiz_and_claim_ledger_use_one_vocabulary(lang):
     from normref.data.quiz import quiz
     from normsite import ledger
 
-    texts = [f"quiz {q['id']}: " + " ".join([q["prompt"], q["explain"], *q["options"]]) for q in quiz(lang)]
-    texts += [f"claim {c.id}: {c.claim[lang]} {c.why[lang]} {c.met[lang]}" for c in ledger.load().claims]
-    problems = [f"{t.split(':')[0]}: {v!r} ({o})" for t in texts for _, v, o in _hits(re.sub(r"\[\[[^\]]*\]\]|\$[^$]*\$|`[^`]*`", " ", t), lang)]
+    texts = [(f"quiz {q['id']}: " + " ".join([q["prompt"], q["explain"], *q["options"]]), "quiz") for q in quiz(lang)]
+    texts += [(f"claim {c.id}: {c.claim[lang]} {c.why[lang]} {c.met[lang]}", "claims") for c in ledger.load().claims]
+    problems = [f"{t.split(':')[0]}: {v!r} ({o})" for t, src in texts  # the label (an id) is not prose
+                for _, v, o in _hits(re.sub(r"\[\[[^\]]*\]\]|\$[^$]*\$|`[^`]*`", " ", t.split(": ", 1)[1]), lang, f"{lang}/{src}.yml")]
     assert not problems, "\n".join(problems)
 
 
@@ -181,7 +272,7 @@ def test_notebook_prose_uses_one_vocabulary(lang):
     """The notebooks' Markdown cells are read like pages (they open in Colab without the site around them)."""
     problems = []
     for nb in sorted((ROOT / "docs" / lang / "notebooks").glob("*.py")):
-        for line, variant, owner in _hits(notebook_prose(nb.read_text(encoding="utf-8")), lang):
+        for line, variant, owner in _hits(notebook_prose(nb.read_text(encoding="utf-8")), lang, f"{lang}/notebooks"):
             problems.append(f"docs/{lang}/notebooks/{nb.name}:{line}: {variant!r} (the glossary says: {owner})")
     assert not problems, "banned variants in notebooks:\n  " + "\n  ".join(problems)
 
@@ -199,26 +290,31 @@ def test_glossary_definitions_use_one_vocabulary(lang):
     for t in gl.default().terms:
         for what in ("short", "definition"):
             text = re.sub(r"`[^`]*`|\$[^$]*\$", " ", getattr(t, what)[lang])
-            for _, variant, owner in _hits(text, lang):
+            for _, variant, owner in _hits(text, lang, f"{lang}/glossary.yml"):
                 problems.append(f"glossary {t.id} {what}: {variant!r} ({owner})")
     assert not problems, "\n".join(problems)
 
 
 def test_chinese_prose_has_no_space_between_two_chinese_characters():
     """A space between two Chinese characters is a leftover of an edit (“每个词元 得到”)."""
-    pat = re.compile(r"[\u4e00-\u9fff] +[\u4e00-\u9fff]")
     problems = []
     for page in pages("zh"):  # the source text (prose() blanks code and math, which would leave spaces)
         text = re.sub(r"^(```|~~~).*?^\1\s*$", lambda m: "\n" * m.group(0).count("\n"),
                       page.read_text(encoding="utf-8"), flags=re.S | re.M)
         for i, line in enumerate(text.split("\n"), 1):
-            if pat.search(line) and "data-label" not in line:
-                problems.append(f"docs/zh/{page.name}:{i}: {pat.search(line).group(0)!r}")
+            if cjk_space(line) and "data-label" not in line:
+                problems.append(f"docs/zh/{page.name}:{i}: {cjk_space(line)!r}")
     for t in gl.default().terms:
         for what in ("short", "definition"):
-            if pat.search(getattr(t, what)["zh"]):
-                problems.append(f"glossary {t.id} {what}: {pat.search(getattr(t, what)['zh']).group(0)!r}")
+            if cjk_space(getattr(t, what)["zh"]):
+                problems.append(f"glossary {t.id} {what}: {cjk_space(getattr(t, what)['zh'])!r}")
     assert not problems, "\n".join(problems)
+
+
+def cjk_space(line: str) -> str | None:
+    """A space between two Chinese characters, bold markers ignored (“**逐词元** 做” is “逐词元 做” to a reader)."""
+    m = re.search(r"[\u4e00-\u9fff] +[\u4e00-\u9fff]", line.replace("**", ""))
+    return m.group(0) if m else None
 
 
 def test_chinese_pages_use_full_width_quotes_and_bold():
@@ -265,6 +361,8 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         rel = html_page.relative_to(site if lang == "zh" else site / "en")
         if rel.parts[0] in ("glossary", "notebooks", "404.html"):
             continue  # the glossary lists every alias on purpose; notebooks hold code output
+        if f"{rel.parts[0]}.md" in PENDING_PAGES:
+            continue  # test_the_placement_texts_use_one_vocabulary reads its source
         art = BeautifulSoup(html_page.read_text(encoding="utf-8"), "html.parser").find("article")
         if art is None:
             continue
@@ -273,6 +371,12 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         # The print edition's glossary chapter lists every alias on purpose, as the glossary page does.
         for tag in art.select('.katex, .nr-noterm, section.nr-print-chapter[data-nr-chapter="glossary"]'):
             tag.decompose()
+        for page in PENDING_PAGES:
+            for tag in art.select(f'section.nr-print-chapter[data-nr-chapter="{page[:-3]}"]'):
+                tag.decompose()
+        for cell in art.find_all(["td", "th"]):  # a table of measurements is data, not prose: its numbers stay bare
+            if re.fullmatch(r"[\d\s.,%×–−+-]*", cell.get_text()):
+                cell.decompose()
         for _, variant, owner in _hits(art.get_text(" "), lang):
             problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
     assert not problems, "\n".join(sorted(set(problems)))
@@ -296,3 +400,190 @@ def test_validator_rejects_bad_banned_lists():
         gl.parse(raw)
     with pytest.raises(ValueError, match="lang"):
         gl.default().banned("fr")
+
+
+# ---------------------------------------------------------------- page names agree
+
+
+def nav_titles(lang: str) -> dict[str, str]:
+    """{page: title} of the top-level nav in mkdocs.yml (zh) or mkdocs.en.yml (en)."""
+    cfg = (ROOT / ("mkdocs.yml" if lang == "zh" else "mkdocs.en.yml")).read_text(encoding="utf-8")
+    nav = cfg.split("\nnav:\n", 1)[1]
+    out = {}
+    for m in re.finditer(r'^  - "?(.+?)"?: ([\w-]+\.md)\s*$', nav, re.M):
+        out.setdefault(m.group(2), m.group(1))
+    return out
+
+
+def reading_path_names(index_md: str) -> list[tuple[str, str]]:
+    """(link text, page) of each bold link in the home page's reading path."""
+    section = index_md.split("{ #reading-path }", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"\*\*\[([^\]]+)\]\(([\w-]+\.md)\)", section)
+
+
+def name_problems(lang: str, index_md: str, groups: dict[str, str], h1s: dict[str, str] | None = None) -> list[str]:
+    """A page goes by one name: the reading path, the glossary's group for the page and the page's own H1
+    use the nav title (or its part before the colon: “读懂 K3 §2.3.1” for “读懂 K3 §2.3.1：归一化 LatentMoE”)."""
+    nav = nav_titles(lang)
+    problems = []
+    for page, h1 in (h1s or {}).items():
+        if page in nav and page != "index.md" and not re.split(r"：|: ", h1)[0] == re.split(r"：|: ", nav[page])[0]:
+            problems.append(f"docs/{lang}/{page} has the H1 {h1!r}; the nav calls it {nav[page]!r}")
+
+    def agrees(text: str, title: str) -> bool:
+        return text == title or re.split(r"：|: ", title)[0] == text
+
+    for text, page in reading_path_names(index_md):
+        if page in nav and not agrees(text, nav[page]):
+            problems.append(f"docs/{lang}/index.md reading path calls {page} {text!r}; the nav says {nav[page]!r}")
+    for gid, page in [("placement", "placement.md")]:  # a glossary group that is also a page
+        if groups.get(gid) != nav.get(page):
+            problems.append(f"glossary group {gid!r} is {groups.get(gid)!r}; the nav calls {page} {nav.get(page)!r}")
+    return problems
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_page_goes_by_one_name(lang):
+    groups = {g.id: g.title[lang] for g in gl.default().groups}
+    h1s = {p.name: re.search(r"^# (.+?)\s*(?:\{[^}]*\})?\s*$", p.read_text(encoding="utf-8"), re.M).group(1) for p in pages(lang)}
+    problems = name_problems(lang, (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"), groups, h1s)
+    assert not problems, "\n".join(problems)
+
+
+def notebook_problems(lang: str, index_md: str, has_notebook: set[str]) -> list[str]:
+    """The home page says which pages have a notebook: every content page is named in the paragraph that
+    links the first notebook, and exactly the pages without one are named in its last sentence."""
+    para = next(p for p in index_md.split("\n\n") if "notebooks/scale_invariance.py" in p)
+    last = re.split(r"(?<=[。.])\s*(?=\S)", para.strip())[-1]
+    problems = []
+    for page, title in nav_titles(lang).items():
+        if page in ("index.md", "glossary.md"):
+            continue
+        name = re.split(r"：|: ", title)[0].casefold()
+        if name not in para.casefold():
+            problems.append(f"docs/{lang}/index.md: the notebook paragraph does not say whether {page} has a notebook")
+        elif (name in last.casefold()) == (page in has_notebook):
+            problems.append(f"docs/{lang}/index.md: the notebook paragraph is wrong about {page}")
+    return problems
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_home_page_says_which_pages_have_a_notebook(lang):
+    has = {nb.stem.replace("_", "-") + ".md" for nb in (ROOT / "docs" / lang / "notebooks").glob("*.py")} | {"index.md"}
+    index = (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8")
+    assert not notebook_problems(lang, index, has), notebook_problems(lang, index, has)
+    # the sentence this replaced claimed a notebook for every content page
+    lie = index.replace("Where the norm goes, Interview and Claim ledger have none.", "").replace(
+        "“归一化放在哪”、面试和说法核查三页没有笔记本。", "")
+    assert notebook_problems(lang, lie, has)
+
+
+def test_the_home_reading_path_names_every_content_page():
+    for lang in LANGS:
+        linked = {p for _, p in reading_path_names((ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8"))}
+        missing = set(nav_titles(lang)) - linked - {"index.md"}
+        assert not missing, (lang, missing)
+
+
+# ---------------------------------------------------------------- each rule fails on a defect
+
+
+@pytest.mark.parametrize("lang, text, caught", [
+    # an alias in prose, where the glossary has a name (残差主线 for 残差流, main line for residual stream)
+    ("zh", "残差主线上只剩加法。", "残差主线"),
+    ("zh", "放在残差通路上。", "残差通路"),
+    ("en", "only an addition on the main line.", "main line"),
+    ("en", "LayerNorm on the residual path does.", "residual path"),
+    ("zh", "有无学习率预热", "学习率预热"),
+    # a banned variant with a gap (融合…算子)
+    ("zh", "融合的归一化算子把一行读进 SRAM", "融合…算子"),
+    ("zh", "融合算子", "融合…算子"),
+    # one warmup rendering per language
+    ("zh", "有无 warmup 的小训练", "warmup"),
+    # 引理/定理 in Chinese
+    ("zh", "Xiong 等人的 Lemma 3 给出", "Lemma"),
+    ("zh", "定理 1 与 Theorem 1", "Theorem"),
+    # 等人
+    ("zh", "Xiong 等（2020）的图 3", "g 等（"),
+    ("zh", "Henry 等 2020", "y 等 2"),
+    # number style
+    ("zh", "约 8B 参数", "8B"),
+    ("zh", "总参数 2.78T", "2.78T"),
+    ("en", "about 8 billion parameters", "8 billion"),
+    ("zh", "节省 7%～64% 的时间", "7%～64%"),
+    ("zh", "节省 7% 到 64% 的时间", "7% 到 64%"),
+    ("en", "57–82% of HBM bandwidth", "57–82%"),
+    ("en", "about 100,000 times larger", "100,000"),
+    ("zh", "大约 100000 倍", "100000"),
+    # American idiom
+    ("en", "and has no such through road", "through road"),
+    ("en", "Think of running in a new car", "running in"),
+    ("en", "Multiplying by the gain afterwards", "afterwards"),
+    # Chinese calques and measure words
+    ("zh", "实话实说：在这个小规模实验里", "实话实说"),
+    ("zh", "在他们的设置里训练", "设置里"),
+    ("zh", "是两条不同的向量", "两条不同的向量"),
+    ("zh", "每个词元都有自己的一条隐藏向量", "一条隐藏向量"),
+])
+def test_each_rule_catches_its_defect(lang, text, caught):
+    found = [v for _, v, _ in _hits(text, lang, f"{lang}/index.md")]
+    assert caught in found, found
+
+
+@pytest.mark.parametrize("lang, text", [
+    ("zh", "残差流上只剩加法；融合内核把多个算子合成一个。"),  # 融合内核 … 算子 crosses the name, not a gap
+    ("zh", "Xiong 等人（2020）；Llama、Mistral 等现代模型"),  # 等 as “etc.”
+    ("zh", "约 80 亿参数，7%–64%，SmolLM2-135M，arXiv:2601.18089，24\u2009318"),
+    ("en", "about 8B parameters, 7%–64%, 24\u2009318, 4000 warmup steps, the direct route"),
+    ("en", "Computed afterward, the residual stream"),
+    ("zh", "贯穿所有层的那条隐藏向量通路；设置学习率"),
+])
+def test_house_style_passes(lang, text):
+    assert not _hits(text, lang, f"{lang}/index.md"), _hits(text, lang, f"{lang}/index.md")
+
+
+def test_values_print_counts_as_the_prose_writes_them():
+    from normref import values
+
+    assert values.count(21928) == "21\u2009928" and values.count(100000) == "100\u2009000"
+    assert values.count(1024) == "1024" and values.count(576) == "576"
+    assert not _hits(f"玩具模型共有 {values.count(21928)} 个参数", "zh")
+    with pytest.raises(TypeError, match="n must be an int"):
+        values.count(2.5)
+
+
+def test_an_exception_allows_its_alias_on_its_page_only():
+    assert not [v for _, v, _ in _hits("横在主线上的收费站", "zh", "zh/toll-booth.md") if v == "主线"]
+    assert "主线" in [v for _, v, _ in _hits("横在主线上的收费站", "zh", "zh/formulas.md")]
+    assert "main line" in [v for _, v, _ in _hits("the main line", "en", "en/formulas.md")]
+
+
+def test_every_exception_gives_a_reason_and_names_an_alias():
+    raw = yaml.safe_load(gl.DATA.read_text(encoding="utf-8"))
+    raw["prose_exceptions"] = [{"page": "zh/toll-booth.md", "alias": "主线", "reason": ""}]
+    with pytest.raises(gl.GlossaryError, match="give a reason"):
+        gl.parse(raw)
+    raw["prose_exceptions"] = [{"page": "zh/toll-booth.md", "alias": "高速路", "reason": "the analogy's own word"}]
+    with pytest.raises(gl.GlossaryError, match="not an alias of any term"):
+        gl.parse(raw)
+    raw["prose_exceptions"] = [{"page": "toll-booth.md", "alias": "主线", "reason": "the analogy's own word"}]
+    with pytest.raises(gl.GlossaryError, match="page must be"):
+        gl.parse(raw)
+
+
+def test_the_cjk_space_rule_sees_through_bold():
+    assert cjk_space("归一化是**逐词元** 做的") == "元 做"
+    assert cjk_space("每个词元 得到") == "元 得"
+    assert cjk_space("归一化是**逐词元**做的") is None
+    assert cjk_space("用 **Pre-LN** 的模型") is None
+
+
+def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
+    index = "## 阅读路径 { #reading-path }\n\n5. **[精读 K3 §2.3.1](k3-latentmoe.md)**：归一化 LatentMoE。\n"
+    groups = {"placement": "归一化放在哪里"}
+    problems = name_problems("zh", index, groups)
+    assert any("精读 K3 §2.3.1" in p for p in problems) and any("归一化放在哪里" in p for p in problems)
+    assert name_problems("zh", "{ #reading-path }\n", {"placement": nav_titles("zh")["placement.md"]},
+                         {"k3-latentmoe.md": "精读 K3 §2.3.1：归一化 LatentMoE"})
+    index = "## 阅读路径 { #reading-path }\n\n5. **[读懂 K3 §2.3.1](k3-latentmoe.md)**：归一化 LatentMoE。\n"
+    assert not name_problems("zh", index, {"placement": nav_titles("zh")["placement.md"]})

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .._registry import Registry
 
-__all__ = ["value", "register", "register_tables", "get", "names", "Column", "Table", "table", "table_names",
+__all__ = ["value", "count", "register", "register_tables", "get", "names", "Column", "Table", "table", "table_names",
            "fmt", "fmt_vec"]
 
 LANGS = ("zh", "en")
@@ -125,6 +125,14 @@ def fmt(v: float, digits: int = 2) -> str:
     if float(s) == 0:
         s = s.lstrip("-")
     return s.replace("-", "−")
+
+
+def count(n: int) -> str:
+    """A whole number the way the pages print it: five digits and more in groups of three with a thin space
+    (24 318, 100 000), four digits and fewer as they are (4000, 576)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    return f"{n:,}".replace(",", "\u2009") if abs(n) >= 10_000 else str(n)
 
 
 def fmt_vec(vs, digits: int = 2) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from . import Column, Table, fmt, register, register_tables
+from . import Column, Table, count, fmt, register, register_tables
 from .. import cache
 from ..results import bench_cpu, row, small_cpu
 
@@ -64,7 +64,7 @@ def _first_compile_s() -> str:
 
 def _dims() -> str:
     ds = sorted({r["d"] for r in bench_cpu()["results"]})
-    return f"{ds[0]}–{ds[-1]}"
+    return f"{count(int(ds[0]))}–{count(int(ds[-1]))}"
 
 
 def _block_mib() -> str:

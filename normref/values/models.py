@@ -6,7 +6,7 @@ measurement per model and prompt); nothing is typed in.
 
 from __future__ import annotations
 
-from . import Column, Table, fmt, register, register_tables
+from . import Column, Table, count, fmt, register, register_tables
 from ..experiments.models import PROMPTS, run, summary
 from ..models.measurement import layer_rows
 
@@ -82,7 +82,7 @@ def _final_gain() -> dict:
 
 
 def _count_gains(keep) -> str:
-    return str(sum(1 for g in run(SMOL, "en")["gains"].values() for w in g["weight"] if keep(w)))
+    return count(sum(1 for g in run(SMOL, "en")["gains"].values() for w in g["weight"] if keep(w)))
 
 
 # ---- position 0 (the massive activation)
@@ -96,7 +96,7 @@ def _massive_ratio_threshold() -> str:
 
 register({
     # configuration, read from the weights files
-    **{f"models.smol.{k}": (lambda k=k: str(_config(SMOL)[k]))
+    **{f"models.smol.{k}": (lambda k=k: count(int(_config(SMOL)[k])))
        for k in ("n_layer", "d", "d_ff", "n_head", "n_kv_head", "head_dim", "vocab_size")},
     **{f"models.mini.{k}": (lambda k=k: str(_config(MINI)[k])) for k in ("n_layer", "d")},
     "models.smol.last_layer": lambda: str(_config(SMOL)["n_layer"] - 1),

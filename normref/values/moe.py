@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from . import fmt, register
+from . import count, fmt, register
 
 
 def _exp():
@@ -113,7 +113,7 @@ register({
     # The toy training run.
     "moe.train.steps": lambda: str(_training()["cfg"]["steps"]),
     "moe.train.n_seeds": lambda: str(len(_training()["seeds"])),
-    "moe.train.params": lambda: f"{_training()['n_params']:,}",
+    "moe.train.params": lambda: count(int(_training()['n_params'])),
     "moe.train.predict_mean": lambda: fmt(_training()["predict_mean_mse"], 3),
     **_training_values(0),
     **_training_values(1),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from . import Column, Table, fmt, register, register_tables
+from . import Column, Table, count, fmt, register, register_tables
 
 
 def _lab():
@@ -195,12 +195,11 @@ register({
     "placement.lm.variants": lambda: str(len(_setting("variants"))),
     "placement.lm.lr_lo": lambda: f"{_lr('lo'):g}",
     "placement.lm.lr_hi": lambda: f"{_lr('hi'):g}",
-    "placement.corpus.chars": lambda: f"{_rep()['corpus']['chars']:,}",
+    "placement.corpus.chars": lambda: count(int(_rep()['corpus']['chars'])),
     "placement.corpus.kchars": lambda: f"{_rep()['corpus']['chars'] / 1000:.0f}",
     "placement.corpus.vocab": lambda: str(_rep()["corpus"]["vocab"]),
     "placement.corpus.files": lambda: str(len(_rep()["corpus"]["files"])),
-    "placement.corpus.chunk": lambda lang: (f"{_lab().corpus_of(_rep()).chunk:,}" if lang == "en"
-                                            else str(_lab().corpus_of(_rep()).chunk)),
+    "placement.corpus.chunk": lambda: count(int(_lab().corpus_of(_rep()).chunk)),
     "placement.corpus.every": lambda: str(_lab().corpus_of(_rep()).every),
     "placement.unigram": lambda: fmt(_rep()["corpus"]["unigram_loss"], 2),
     "placement.uniform": lambda: fmt(_rep()["uniform_loss"], 2),

@@ -56,7 +56,7 @@ for d in (16, 256, 1024, 4096):  # 换别的维度，或者传 gain_spread=1.0
 # %% [markdown]
 # ## 输入越长，LayerNorm 的雅可比越小
 #
-# Xiong 等（2020）的 Lemma 3：不带增益的 LayerNorm 满足 ‖J_LN(x)‖₂ = √d / ‖x − μ‖₂。
+# Xiong 等人（2020）的引理 3：不带增益的 LayerNorm 满足 ‖J_LN(x)‖₂ = √d / ‖x − μ‖₂。
 # `ln_jacobian_sweep` 对同一个向量拉伸 *c* 倍，用闭式解算出雅可比。
 
 # %%

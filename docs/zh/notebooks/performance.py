@@ -12,7 +12,7 @@
 # # 笔记本：RMSNorm 与 LayerNorm，遍数与字节
 #
 # 性能一页的论点是：归一化受限于内存，要看的是一个实现把张量读写了几遍，并拿它和一次普通的拷贝比。这个笔记本
-# 先数这些遍数，再用仓库里提交的那次基准测试画出页面上的 roofline，最后用同一套基准代码在你的机器上计时。
+# 先数这些遍数，再用仓库里提交的那次基准测试画出页面上的屋顶线，最后用同一套基准代码在你的机器上计时。
 #
 # **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
 
@@ -37,7 +37,7 @@ for (family, norm), c in bench.pass_counts(d=256).items():
     print(f"{family:>10} {norm:>4}：{c['passes']:2d} 遍（读 {c['reads']}、写 {c['writes']}）：" + " ".join(c["ops"]))
 
 # %% [markdown]
-# ## 提交在仓库里的那次测量：roofline
+# ## 提交在仓库里的那次测量：屋顶线
 #
 # `normref/results/bench-cpu.json` 是一次完整的 `python -m normref bench`，页面上的图都由它画出。下图横轴是隐藏
 # 宽度 *d*，纵轴是达到了拷贝带宽的几成；实线是 RMSNorm，虚线是 LayerNorm。
