@@ -194,18 +194,10 @@ def test_a_term_never_bans_its_own_name():
 # ---------------------------------------------------------------- pages
 
 
-# Texts another change owns (issue O rewrites the placement page and its figures); their hits are
-# checked by test_the_placement_texts_use_one_vocabulary, expected to fail until the merge fixes them.
-PENDING_PAGES = {"placement.md"}
-PENDING_FIGURES = ("placement_",)
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_pages_use_one_vocabulary(lang):
     problems = []
     for page in pages(lang):
-        if page.name in PENDING_PAGES:
-            continue
         for line, variant, owner in _hits(prose(page.read_text(encoding="utf-8")), lang, f"{lang}/{page.name}"):
             problems.append(f"docs/{lang}/{page.name}:{line}: {variant!r} (the glossary says: {owner})")
     assert not problems, "banned variants on pages:\n  " + "\n  ".join(problems)
@@ -215,29 +207,10 @@ def test_pages_use_one_vocabulary(lang):
 def test_figure_captions_and_alt_texts_use_one_vocabulary(lang):
     problems = []
     for name in figures.names():
-        if name.startswith(PENDING_FIGURES):
-            continue
         spec = figures.get(name)
         for what in ("caption", "alt"):
             for _, variant, owner in _hits(getattr(spec, what)[lang], lang, f"{lang}/figures.yml"):
                 problems.append(f"figure {name} {what}: {variant!r} ({owner})")
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.xfail(strict=True, reason="issue O owns placement.md and the placement figures; the merge fixes their "
-                                       "hits, and then this marker and PENDING_* go")
-@pytest.mark.parametrize("lang", LANGS)
-def test_the_placement_texts_use_one_vocabulary(lang):
-    problems = []
-    for name in PENDING_PAGES:
-        for line, variant, owner in _hits(prose((ROOT / "docs" / lang / name).read_text(encoding="utf-8")), lang, f"{lang}/{name}"):
-            problems.append(f"docs/{lang}/{name}:{line}: {variant!r} ({owner})")
-    for name in figures.names():
-        if name.startswith(PENDING_FIGURES):
-            spec = figures.get(name)
-            for what in ("caption", "alt"):
-                for _, variant, owner in _hits(getattr(spec, what)[lang], lang, f"{lang}/figures.yml"):
-                    problems.append(f"figure {name} {what}: {variant!r} ({owner})")
     assert not problems, "\n".join(problems)
 
 
@@ -361,8 +334,6 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         rel = html_page.relative_to(site if lang == "zh" else site / "en")
         if rel.parts[0] in ("glossary", "notebooks", "404.html"):
             continue  # the glossary lists every alias on purpose; notebooks hold code output
-        if f"{rel.parts[0]}.md" in PENDING_PAGES:
-            continue  # test_the_placement_texts_use_one_vocabulary reads its source
         art = BeautifulSoup(html_page.read_text(encoding="utf-8"), "html.parser").find("article")
         if art is None:
             continue
@@ -371,9 +342,6 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         # The print edition's glossary chapter lists every alias on purpose, as the glossary page does.
         for tag in art.select('.katex, .nr-noterm, section.nr-print-chapter[data-nr-chapter="glossary"]'):
             tag.decompose()
-        for page in PENDING_PAGES:
-            for tag in art.select(f'section.nr-print-chapter[data-nr-chapter="{page[:-3]}"]'):
-                tag.decompose()
         for cell in art.find_all(["td", "th"]):  # a table of measurements is data, not prose: its numbers stay bare
             if re.fullmatch(r"[\d\s.,%×–−+-]*", cell.get_text()):
                 cell.decompose()

@@ -224,6 +224,7 @@ def _lab_fields() -> dict:
     """What the committed lab trained, on which machine and when, for the captions (figures.yml, the phrase
     placement_lab): read from the results file, not retyped."""
     from ..results.placement import placement_cpu
+    from ..values import count
     from ..values.placement import machine_text
 
     pl = _lab()
@@ -232,7 +233,7 @@ def _lab_fields() -> dict:
     return {
         "machine_zh": machine_text("zh"), "machine_en": machine_text("en"),
         **{k: s[k] for k in ("n_layer", "d_model", "n_head", "steps", "batch", "block_size", "warmup")},
-        "n_files": len(c["files"]), "chars": c["chars"], "every": pl.corpus_of(rep).every,
+        "n_files": len(c["files"]), "chars": count(c["chars"]), "every": pl.corpus_of(rep).every,
         "beta1": s["betas"][0], "beta2": s["betas"][1], "lrs": " / ".join(f"{lr:g}" for lr in s["lrs"]),
         "n_seeds": len(s["seeds"]), "seeds": _seeds(s["seeds"]),
         "smooth": pl.SMOOTH, "point_every": pl.EVERY,
