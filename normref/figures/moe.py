@@ -123,7 +123,7 @@ def moe_u_dist(lang: str, theme: str):
     fig.suptitle(t(lang, f"同一层、同样长度的输入：基准设置下 ‖u‖ 的第 99 与第 1 百分位相差 {b:.0f} 倍（无 RMSNorm 时 W↑ 照单全收）",
                    f"Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {b:.0f}× the 1st "
                    "(without the norm, W↑ takes it as is)"), fontsize=10)
-    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=9.2)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
@@ -151,8 +151,8 @@ def moe_u_cv(lang: str, theme: str):
     axes[0].set_ylim(0, top * 1.05)
     axes[0].set_ylabel(t(lang, "每个词元长度的变异系数", "CV of per-token length"))
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8.5)
-    fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9.2)
+    fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=9.2)
     fig.tight_layout(rect=(0, 0.04, 1, 0.86))
     return fig
 
