@@ -157,3 +157,31 @@ def test_many_panel_figures_say_tap_to_zoom_on_a_phone(browser, served, lang):
         tab.page.set_viewport_size(DESKTOP)
         shown = {f["figure"]: f for f in _shown(tab, served, lang, "placement/")}
         assert not any(f["hintShown"] for f in shown.values()), f"hint shown on a desktop: {shown}"
+
+
+# ---------------------------------------------------------------- notebook plots (no browser)
+
+
+def test_notebooks_plot_in_the_figures_palette():
+    """The notebooks draw with the figures' palette (normref.figures.palette, the one figures/_style.py
+    uses): Post-LN and Pre-LN in the figures' colors, on no background, so the dark scheme can
+    turn the plots (overrides' normref.css) instead of showing white boxes."""
+    import ast
+
+    from normref.figures import palette
+    from support import ROOT
+
+    assert palette.POST_LN == palette.PALETTES["light"]["c"][0] and palette.PRE_LN == palette.PALETTES["light"]["c"][1]
+    rc = palette.rc("dark")
+    assert rc["figure.facecolor"] == "none" and rc["savefig.transparent"] is True
+    assert [c["color"] for c in rc["axes.prop_cycle"]] == palette.PALETTES["dark"]["c"]
+    with pytest.raises(ValueError, match="theme"):
+        palette.rc("sepia")
+    style = ast.parse((ROOT / "normref/figures/_style.py").read_text(encoding="utf-8"))
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "palette" and any(a.name == "PALETTES" for a in n.names)
+               for n in ast.walk(style)), "figures/_style.py draws with palette.PALETTES"
+    for nb in sorted((ROOT / "docs").glob("*/notebooks/*.py")):
+        src = nb.read_text(encoding="utf-8")
+        if "matplotlib.pyplot" in src:
+            assert "plt.rcParams.update(palette.rc())" in src, f"{nb.relative_to(ROOT)}: plots without the figures' palette"
+    assert "jp-RenderedImage" in (ROOT / "overrides/assets/stylesheets/normref.css").read_text(encoding="utf-8")
