@@ -166,7 +166,8 @@ def models_gains(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     doc = run("smollm2-135m", "en")
     n = doc["model"]["n_layer"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.5, 1]})
+    # Two rows at 7.2 in: shown at about its own size, its smallest text stays at least 9 px.
+    fig, (a, b) = plt.subplots(2, 1, figsize=(7.2, 7.4), gridspec_kw={"height_ratios": [1.2, 1]})
     x = np.arange(n)
     for k, (name, col, lab) in enumerate((
         ("attn_norm", c[0], t(lang, "注意力前 RMSNorm", "attention RMSNorm")),
@@ -211,7 +212,8 @@ def models_gains(lang: str, theme: str):
 @figure("models_massive", fields=_prompts)
 def models_massive(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    # Two rows at 7.2 in: shown at about its own size, its smallest text stays at least 9 px.
+    fig, (a, b) = plt.subplots(2, 1, figsize=(7.2, 6.8), sharex=True)
     for pl, col, name in (("en", c[0], t(lang, "英文", "English")), ("zh", c[1], t(lang, "中文", "Chinese"))):
         doc = run("smollm2-135m", pl)
         rows = layer_rows(doc)
