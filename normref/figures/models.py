@@ -135,26 +135,32 @@ def _mini_panel(ax, doc, lang, c, p, title):
 @figure("models_l2_layers", fields=_prompts)
 def models_l2_layers(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), gridspec_kw={"width_ratios": [1.25, 1.25, 0.8]})
+    # Two rows at 7.2 in (shown at about its own size, so its smallest text stays at least 9 px):
+    # the two SmolLM2 prompts side by side, then MiniLM beside the legends.
+    fig, ax = plt.subplot_mosaic([["en", "zh"], ["mini", "legend"]], figsize=(7.2, 7.0))
+    axes = [ax["en"], ax["zh"], ax["mini"]]
     _smol_panel(axes[0], run("smollm2-135m", "en"), lang, c, p,
-                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (Pre-RMSNorm)"))
+                t(lang, "SmolLM2-135M · 英文提示词\n（Pre-RMSNorm）", "SmolLM2-135M · English prompt\n(Pre-RMSNorm)"))
     _smol_panel(axes[1], run("smollm2-135m", "zh"), lang, c, p,
                 t(lang, "SmolLM2-135M · 中文提示词", "SmolLM2-135M · Chinese prompt"))
     _mini_panel(axes[2], run("minilm-l6", "en"), lang, c, p,
                 t(lang, "MiniLM-L6 · 英文（Post-LN）", "MiniLM-L6 · English (Post-LN)"))
-    axes[0].set_ylabel(t(lang, "每词元平均 L2（不含位置 0）", "mean L2 per token (position 0 excluded)"))
+    for a in (axes[0], axes[2]):
+        a.set_ylabel(t(lang, "每词元平均 L2（不含位置 0）", "mean L2 per token\n(position 0 excluded)"))
     # One y scale for all three panels, so that "grows" and "stays put" compare at a glance.
     lo = min(a.get_ylim()[0] for a in axes)
     hi = max(a.get_ylim()[1] for a in axes)
     for a in axes:
         a.set_ylim(lo, hi)
     axes[1].tick_params(labelleft=False)
-    axes[2].tick_params(labelleft=False)
+    leg = ax["legend"]
+    leg.axis("off")
     h, l = axes[0].get_legend_handles_labels()
-    fig.legend(h, l, loc="lower center", ncol=3, fontsize=8.5, bbox_to_anchor=(0.38, 0))
+    first = leg.legend(h, l, loc="upper left", fontsize=8.5, title="SmolLM2-135M", title_fontsize=9, borderaxespad=0)
+    leg.add_artist(first)
     h, l = axes[2].get_legend_handles_labels()
-    fig.legend(h, l, loc="lower center", ncol=1, fontsize=8.5, bbox_to_anchor=(0.86, 0))
-    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    leg.legend(h, l, loc="lower left", fontsize=8.5, title="MiniLM-L6", title_fontsize=9, borderaxespad=0)
+    fig.tight_layout()
     return fig
 
 
