@@ -28,7 +28,7 @@ DESKTOP = {"width": 1280, "height": 900}
 # layout (wide multi-panel figures shrunk to the column); on a phone they carry a
 # "tap to zoom" hint. Empty it, figure by figure.
 STILL_SMALL: dict[str, float] = {
-    "placement_map": 6.1, "placement_init": 6.1, "moe_block": 6.6,
+    "placement_map": 6.1, "placement_init": 6.1,
 }
 PHONE = {"width": 390, "height": 844}
 
