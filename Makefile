@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test test-fast browser-deps figures notebooks perf pdf clean
+.PHONY: setup build serve test test-fast browser-deps figures notebooks perf pdf shots clean
 
 setup: $(STAMP)
 
@@ -47,6 +47,12 @@ test-fast: $(STAMP)
 # Chromium ($CHROMIUM, or another installed Chromium/Chrome); the home page then links them.
 pdf: $(STAMP)
 	$(PY) tools/pdf.py site
+
+# Full-page screenshots of every page (zh and en, light and dark, 1280 px and 390 px) and
+# a contact sheet of them, test-artifacts/shots/index.html (tools/shots.py), from the
+# site `make build` made: look at it before you stop.
+shots: $(STAMP) browser-deps
+	$(PY) tools/shots.py site --out test-artifacts/shots
 
 # Measure the performance budgets and print them as ratios (README, performance section).
 perf: $(STAMP)

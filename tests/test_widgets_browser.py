@@ -226,6 +226,39 @@ def test_layer_explorer_matches_normref(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_layer_explorer_keeps_the_chosen_layer_across_models(clean_tab, served, lang):
+    """The final norm stays the final norm when the model changes and changes back (it
+    landed on layer 6, MiniLM's last, in SmolLM2); a layer the other model lacks comes back too."""
+    from normref import data as nrdata
+
+    data = nrdata.get("layer_explorer", lang)
+    page = _open(clean_tab, served, lang, "layer-explorer")
+    model_label, layer_label = _label(page, "layer-explorer", "model"), _label(page, "layer-explorer", "layer")
+    big, small = "smollm2-135m", "minilm-l6"
+    last = {m: len(data["models"][m]["runs"][lang]["layers"]) for m in (big, small)}
+    assert last[big] > last[small] + 1
+    model, slider = page.get_by_label(model_label, exact=True), page.get_by_label(layer_label, exact=True)
+    slider.focus()
+    page.keyboard.press("End")
+    _check_layer(_layer_reading(page), data, big, lang, last[big], "End")
+    model.select_option(small)
+    _check_layer(_layer_reading(page), data, small, lang, last[small], "the other model's final norm")
+    model.select_option(big)
+    _check_layer(_layer_reading(page), data, big, lang, last[big], "back: the final norm, not layer 6")
+    # A layer the small model lacks: its final norm there, the same layer back.
+    slider.fill(str(last[small] + 1))
+    model.select_option(small)
+    _check_layer(_layer_reading(page), data, small, lang, last[small], "a layer MiniLM lacks")
+    model.select_option(big)
+    _check_layer(_layer_reading(page), data, big, lang, last[small] + 1, "back: the layer chosen")
+    # A layer both have stays put.
+    slider.fill("2")
+    model.select_option(small)
+    _check_layer(_layer_reading(page), data, small, lang, 2, "layer 2 in MiniLM")
+    assert not clean_tab.errors, clean_tab.errors
+
+
 # ---------------------------------------------------------------- quiz
 
 
@@ -442,6 +475,41 @@ def test_glossary_filter_keeps_anchors_working(clean_tab, served, lang):
     page.evaluate("(id) => { location.hash = id; }", "#" + dst)
     page.wait_for_function("(id) => !document.getElementById(id).hidden", arg=dst)
     assert len(_visible_terms(page)) == len(data)
+    assert not clean_tab.errors, clean_tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_glossary_filter_with_no_match(clean_tab, served, lang):
+    """A query that matches nothing says so, in the page's language (data-label-none), and the
+    table of contents keeps still: no line of it for a hidden entry shows, none is marked
+    current, and it is not scrolled to the last entry. Clearing the box brings all back."""
+    page = _open(clean_tab, served, lang, "glossary-filter")
+    w = _sel("glossary-filter")
+    template = _label(page, "glossary-filter", "none")
+    assert "{q}" in template and _is_zh(template) == (lang == "zh")
+    toc = """() => {
+        const links = [...document.querySelectorAll('.md-sidebar--secondary .md-nav a.md-nav__link')];
+        const sc = document.querySelector('.md-sidebar--secondary .md-sidebar__scrollwrap');
+        return {shown: links.filter(a => a.offsetParent !== null).length, total: links.length,
+                current: links.filter(a => a.offsetParent !== null && a.classList.contains('md-nav__link--active')).length,
+                scroll: sc ? sc.scrollTop : 0};
+    }"""
+    before = page.evaluate(toc)
+    assert before["shown"] == before["total"] > 10
+    hint = page.locator(f"{w} .nr-gloss-filter__none")
+    assert hint.is_hidden()
+    _filter(page, "zzz-no-such-term")
+    assert _visible_terms(page) == []
+    assert hint.is_visible() and hint.text_content() == template.replace("{q}", "zzz-no-such-term")
+    page.wait_for_timeout(300)  # Material's scroll spy runs on the page's change of size
+    after = page.evaluate(toc)
+    assert after["shown"] == 0 and after["current"] == 0 and after["scroll"] == 0, after
+    # A query that matches some: only their lines show.
+    _filter(page, "rmsnorm")
+    some = page.evaluate(toc)
+    assert 0 < some["shown"] < some["total"] and hint.is_hidden()
+    _filter(page, "")
+    assert hint.is_hidden() and page.evaluate(toc)["shown"] == before["total"]
     assert not clean_tab.errors, clean_tab.errors
 
 

@@ -11,14 +11,7 @@ matplotlib.use("Agg")  # figures are rendered headless, at build time
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
-# Material's palette: text colors match the page in each scheme, and the
-# figure background is transparent so the page shows through.
-PALETTES = {
-    "light": {"fg": "#1f2328", "muted": "#6a737d", "grid": "#d0d7de",
-              "c": ["#c2185b", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"]},
-    "dark": {"fg": "#e3e6ea", "muted": "#9aa4ad", "grid": "#3d444d",
-             "c": ["#f48fb1", "#90caf9", "#a5d6a7", "#ffcc80", "#ce93d8", "#80deea"]},
-}
+from .palette import PALETTES  # noqa: E402  (one palette for the figures and the notebooks)
 
 _CJK = "Noto Sans CJK SC"
 

@@ -89,7 +89,7 @@ def bench_roofline(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     d = 4096 if any(r["d"] == 4096 for r in rep["results"]) else max(r["d"] for r in rep["results"])
     modes = [m for m in ("forward", "forward+backward") if any(r["mode"] == m for r in _rows(rep, m))]
-    fig, axes = plt.subplots(1, len(modes), figsize=(7.6, 3.9), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(modes), figsize=(7.2, 3.9), sharey=True, squeeze=False)
     axes[0][0].invert_yaxis()  # first bar on top (the axes share y: invert once)
     for ax, mode in zip(axes[0], modes):
         rows = [r for r in _rows(rep, mode) if r["d"] == d and r["family"] != "copy"]

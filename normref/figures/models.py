@@ -23,61 +23,64 @@ def _prompts() -> dict:
 
 @figure("models_forward_strip")
 def models_forward_strip(lang: str, theme: str):
+    # Drawn top to bottom, 7.2 in wide: the page shows it about at its own size, so its
+    # smallest text stays at least 9 px on a desktop (tests/test_figures_browser.py).
     m = run("smollm2-135m", "en")["model"]
     p, c = PALETTES[theme], colors(theme)
-    fig, ax = plt.subplots(figsize=(12, 3.2))
-    ax.set_xlim(-0.5, 140)
-    ax.set_ylim(0, 32)
+    fig, ax = plt.subplots(figsize=(7.2, 5.4))
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
     ax.axis("off")
     ax.grid(False)
+    fs = 8.6
 
     def box(x, y, w, h, text, color, bold=False):
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.3,rounding_size=1.2", lw=1.6 if bold else 1.0,
                                     ec=color, fc=color + ("33" if bold else "14")))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.6, color=p["fg"],
-                )
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fs, color=p["fg"])
 
     def arrow(x0, y0, x1, y1):
         ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=9, lw=1, color=p["muted"]))
 
     norm_c, other_c, stream_c = c[0], c[1], c[2]
-    ys = 8  # the residual stream runs along this line
+    xs = 30  # the residual stream runs down this line
     # Before the stack.
-    box(0, ys - 4, 11, 8, t(lang, "分词\n字节级 BPE", "tokenize\nbyte-level BPE"), other_c)
-    arrow(11.6, ys, 13.4, ys)
-    box(14, ys - 4, 13, 8, t(lang, f"嵌入查表\n{m['vocab_size']} × {m['d']}", f"embedding lookup\n{m['vocab_size']} × {m['d']}"),
+    box(xs - 13, 90, 26, 9, t(lang, "分词\n字节级 BPE", "tokenize\nbyte-level BPE"), other_c)
+    arrow(xs, 89.2, xs, 86.6)
+    box(xs - 13, 77, 26, 9, t(lang, f"嵌入查表\n{m['vocab_size']} × {m['d']}", f"embedding lookup\n{m['vocab_size']} × {m['d']}"),
         other_c)
+    ax.text(62, 88, t(lang, f"RMSNorm(x) = x / √(mean(x²) + ε) · g\nε = {m['eps']:.0e}，g 有 {m['d']} 个分量",
+                      f"RMSNorm(x) = x / √(mean(x²) + ε) · g\nε = {m['eps']:.0e}, g has {m['d']} entries"),
+            ha="left", va="center", fontsize=fs, color=norm_c)
     # The repeated block: the stream passes straight through; two branches read normalized copies.
-    ax.add_patch(FancyBboxPatch((29.5, 1.2), 74, 27.5, boxstyle="round,pad=0.3,rounding_size=1.5", lw=1.2, ls="--",
+    ax.add_patch(FancyBboxPatch((3, 22), 94, 50, boxstyle="round,pad=0.3,rounding_size=1.5", lw=1.2, ls="--",
                                 ec=p["muted"], fc="none"))
-    ax.text(66.5, 29.6, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),
-            ha="center", va="bottom", fontsize=9.5, color=p["fg"])
-    ax.plot([27.6, 105.5], [ys, ys], color=stream_c, lw=2.4, zorder=1)
-    ax.text(31, ys - 2.2, t(lang, "残差流：层内从不被归一化", "residual stream: never normalized inside the stack"),
-            ha="left", va="top", fontsize=8, color=stream_c)
-    yb = 20
-    for x0, label in (
-        (32, t(lang, f"注意力\n{m['n_head']} 个 Q 头 / {m['n_kv_head']} 个 KV 头\nRoPE", f"attention\n{m['n_head']} Q / {m['n_kv_head']} KV heads\nRoPE")),
-        (68, t(lang, f"SwiGLU MLP\n{m['d']} → {m['d_ff']} → {m['d']}", f"SwiGLU MLP\n{m['d']} → {m['d_ff']} → {m['d']}")),
+    ax.text(96, 73.2, t(lang, f"重复 {m['n_layer']} 层（d = {m['d']}）", f"× {m['n_layer']} layers (d = {m['d']})"),
+            ha="right", va="bottom", fontsize=9.5, color=p["fg"])
+    ax.plot([xs, xs], [76.4, 18], color=stream_c, lw=2.4, zorder=1)
+    ax.text(xs - 3, 47, t(lang, "残差流：\n层内从不被归一化", "residual stream:\nnever normalized\ninside the stack"),
+            ha="right", va="center", fontsize=fs, color=stream_c)
+    for yb, y_add, label in (
+        (62, 49, t(lang, f"注意力\n{m['n_head']} 个 Q 头 / {m['n_kv_head']} 个 KV 头\nRoPE",
+                   f"attention\n{m['n_head']} Q / {m['n_kv_head']} KV heads\nRoPE")),
+        (39, 27, t(lang, f"SwiGLU MLP\n{m['d']} → {m['d_ff']} → {m['d']}", f"SwiGLU MLP\n{m['d']} → {m['d_ff']} → {m['d']}")),
     ):
-        ax.plot([x0, x0], [ys, yb], color=p["muted"], lw=1)
-        arrow(x0, yb, x0 + 2, yb)
-        box(x0 + 2.2, yb - 3.5, 10.5, 7, "RMSNorm", norm_c, bold=True)
-        arrow(x0 + 13.2, yb, x0 + 15.3, yb)
-        box(x0 + 15.6, yb - 4.2, 15.5, 8.4, label, other_c)
-        ax.plot([x0 + 31.6, x0 + 34, x0 + 34], [yb, yb, ys + 1.2], color=p["muted"], lw=1)
-        ax.text(x0 + 34, ys, "⊕", ha="center", va="center", fontsize=16, color=stream_c, zorder=3)
-    arrow(105.5, ys, 107.3, ys)
-    box(107.8, ys - 4, 10, 8, t(lang, "最终\nRMSNorm", "final\nRMSNorm"), norm_c, bold=True)
-    arrow(118.4, ys, 120.2, ys)
+        ax.plot([xs, xs + 4], [yb, yb], color=p["muted"], lw=1)
+        arrow(xs + 4, yb, xs + 6.6, yb)
+        box(xs + 7, yb - 3.5, 17, 7, "RMSNorm", norm_c, bold=True)
+        arrow(xs + 24.6, yb, xs + 28.4, yb)
+        box(xs + 29, yb - 6, 28, 12, label, other_c)
+        ax.plot([xs + 57.6, xs + 61, xs + 61, xs + 1.5], [yb, yb, y_add, y_add], color=p["muted"], lw=1)
+        ax.text(xs, y_add, "⊕", ha="center", va="center", fontsize=16, color=stream_c, zorder=3)
+    # After the stack.
+    arrow(xs, 18, xs, 15.4)
+    box(xs - 13, 3, 26, 11.5, t(lang, "最终\nRMSNorm", "final\nRMSNorm"), norm_c, bold=True)
+    arrow(xs + 13.6, 8.75, xs + 17.4, 8.75)
     tied = t(lang, "\n与嵌入共享权重", "\ntied to the embedding") if m.get("tied_head") else ""
-    box(120.7, ys - 4.5, 11.8, 9, t(lang, f"LM 头{tied}\n{m['d']} → {m['vocab_size']}", f"LM head{tied}\n{m['d']} → {m['vocab_size']}"),
+    box(xs + 18, 2.5, 30, 12.5, t(lang, f"LM 头{tied}\n{m['d']} → {m['vocab_size']}", f"LM head{tied}\n{m['d']} → {m['vocab_size']}"),
         other_c)
-    arrow(133.1, ys, 134.6, ys)
-    ax.text(137.5, ys, t(lang, "采样", "sample"), ha="center", va="center", fontsize=8.6, color=p["fg"])
-    ax.text(122, 22, t(lang, f"RMSNorm(x) = x / √(mean(x²) + ε) · g\nε = {m['eps']:.0e}，g 有 {m['d']} 个分量",
-                       f"RMSNorm(x) = x / √(mean(x²) + ε) · g\nε = {m['eps']:.0e}, g has {m['d']} entries"),
-            ha="center", va="center", fontsize=8.4, color=norm_c)
+    arrow(xs + 48.6, 8.75, xs + 53, 8.75)
+    ax.text(xs + 54, 8.75, t(lang, "采样", "sample"), ha="left", va="center", fontsize=fs, color=p["fg"])
     fig.tight_layout(pad=0.2)
     return fig
 
@@ -132,26 +135,32 @@ def _mini_panel(ax, doc, lang, c, p, title):
 @figure("models_l2_layers", fields=_prompts)
 def models_l2_layers(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), gridspec_kw={"width_ratios": [1.25, 1.25, 0.8]})
+    # Two rows at 7.2 in (shown at about its own size, so its smallest text stays at least 9 px):
+    # the two SmolLM2 prompts side by side, then MiniLM beside the legends.
+    fig, ax = plt.subplot_mosaic([["en", "zh"], ["mini", "legend"]], figsize=(7.2, 7.0))
+    axes = [ax["en"], ax["zh"], ax["mini"]]
     _smol_panel(axes[0], run("smollm2-135m", "en"), lang, c, p,
-                t(lang, "SmolLM2-135M · 英文提示词（Pre-RMSNorm）", "SmolLM2-135M · English prompt (Pre-RMSNorm)"))
+                t(lang, "SmolLM2-135M · 英文提示词\n（Pre-RMSNorm）", "SmolLM2-135M · English prompt\n(Pre-RMSNorm)"))
     _smol_panel(axes[1], run("smollm2-135m", "zh"), lang, c, p,
                 t(lang, "SmolLM2-135M · 中文提示词", "SmolLM2-135M · Chinese prompt"))
     _mini_panel(axes[2], run("minilm-l6", "en"), lang, c, p,
                 t(lang, "MiniLM-L6 · 英文（Post-LN）", "MiniLM-L6 · English (Post-LN)"))
-    axes[0].set_ylabel(t(lang, "每词元平均 L2（不含位置 0）", "mean L2 per token (position 0 excluded)"))
+    for a in (axes[0], axes[2]):
+        a.set_ylabel(t(lang, "每词元平均 L2（不含位置 0）", "mean L2 per token\n(position 0 excluded)"))
     # One y scale for all three panels, so that "grows" and "stays put" compare at a glance.
     lo = min(a.get_ylim()[0] for a in axes)
     hi = max(a.get_ylim()[1] for a in axes)
     for a in axes:
         a.set_ylim(lo, hi)
     axes[1].tick_params(labelleft=False)
-    axes[2].tick_params(labelleft=False)
+    leg = ax["legend"]
+    leg.axis("off")
     h, l = axes[0].get_legend_handles_labels()
-    fig.legend(h, l, loc="lower center", ncol=3, fontsize=8.5, bbox_to_anchor=(0.38, 0))
+    first = leg.legend(h, l, loc="upper left", fontsize=8.5, title="SmolLM2-135M", title_fontsize=9, borderaxespad=0)
+    leg.add_artist(first)
     h, l = axes[2].get_legend_handles_labels()
-    fig.legend(h, l, loc="lower center", ncol=1, fontsize=8.5, bbox_to_anchor=(0.86, 0))
-    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    leg.legend(h, l, loc="lower left", fontsize=8.5, title="MiniLM-L6", title_fontsize=9, borderaxespad=0)
+    fig.tight_layout()
     return fig
 
 
@@ -163,7 +172,8 @@ def models_gains(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     doc = run("smollm2-135m", "en")
     n = doc["model"]["n_layer"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.5, 1]})
+    # Two rows at 7.2 in: shown at about its own size, its smallest text stays at least 9 px.
+    fig, (a, b) = plt.subplots(2, 1, figsize=(7.2, 7.4), gridspec_kw={"height_ratios": [1.2, 1]})
     x = np.arange(n)
     for k, (name, col, lab) in enumerate((
         ("attn_norm", c[0], t(lang, "注意力前 RMSNorm", "attention RMSNorm")),
@@ -208,7 +218,8 @@ def models_gains(lang: str, theme: str):
 @figure("models_massive", fields=_prompts)
 def models_massive(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    # Two rows at 7.2 in: shown at about its own size, its smallest text stays at least 9 px.
+    fig, (a, b) = plt.subplots(2, 1, figsize=(7.2, 6.8), sharex=True)
     for pl, col, name in (("en", c[0], t(lang, "英文", "English")), ("zh", c[1], t(lang, "中文", "Chinese"))):
         doc = run("smollm2-135m", pl)
         rows = layer_rows(doc)

@@ -46,12 +46,12 @@ def moe_block(lang: str, theme: str):
     _box(ax, 2.9, 2.1, 0.9, 0.6, "W↓\nd→ℓ", bg, c[2], fg, size=8.5)
     # experts: a column, the chosen ones colored
     chosen = {1: "p₁", 3: "p₂"}
-    for i, y in enumerate(np.linspace(2.75, 1.45, 5)):
+    for i, y in enumerate(np.linspace(2.83, 1.3, 5)):
         on = i in chosen
-        _box(ax, 4.25, y, 0.9, 0.24, f"$E_{{{i + 1}}}$" if i < 4 else "$E_N$", c[2] if on else bg,
-             c[2] if on else muted, on_fill if on else fg, lw=1.0, size=7.5)
+        _box(ax, 4.25, y, 0.9, 0.3, f"$E_{{{i + 1}}}$" if i < 4 else "$E_N$", c[2] if on else bg,
+             c[2] if on else muted, on_fill if on else fg, lw=1.0, size=10.5)
         if on:
-            ax.text(4.82, y, chosen[i], color=c[2], fontsize=8, va="center")
+            ax.text(4.82, y, chosen[i], color=c[2], fontsize=9.5, va="center")
             _arrow(ax, (3.35, 2.1), (3.8, y), c[2])
     _box(ax, 5.55, 2.1, 0.7, 0.55, "Σ", bg, c[2], fg, size=12)
     _arrow(ax, (4.95, 2.4), (5.2, 2.2), c[2])
@@ -63,14 +63,14 @@ def moe_block(lang: str, theme: str):
     _box(ax, 9.1, 2.6, 0.5, 0.5, "+", bg, fg, fg, size=12)
     _box(ax, 9.9, 2.6, 0.55, 0.5, "y", bg, fg, fg, size=11)
     # router on the full-width x
-    _box(ax, 3.9, 0.25, 3.9, 0.5, t(lang, "路由器：在全宽度 x 上打分 → top-k → softmax → pᵢ",
+    _box(ax, 3.9, 0.25, 4.6, 0.5, t(lang, "路由器：在全宽度 x 上打分 → top-k → softmax → pᵢ",
                                     "router: scores full-width x → top-k → softmax → pᵢ"), bg, muted, fg, size=8)
     # wires
     _arrow(ax, (0.95, 2.75), (3.2, 4.2), c[1], rad=-0.25)
     _arrow(ax, (6.8, 4.2), (9.05, 2.85), c[1], rad=-0.25)
     _arrow(ax, (0.95, 2.45), (2.45, 2.1), c[2])
     _arrow(ax, (0.95, 2.4), (1.92, 0.35), muted, rad=0.2)
-    _arrow(ax, (4.25, 0.5), (4.25, 1.3), muted, ls="--")
+    _arrow(ax, (4.25, 0.5), (4.25, 1.13), muted, ls="--")
     _arrow(ax, (5.9, 2.1), (6.42, 2.1), c[2])
     _arrow(ax, (7.48, 2.1), (7.67, 2.1), c[2])
     _arrow(ax, (8.43, 2.2), (8.85, 2.5), c[2])
@@ -123,7 +123,7 @@ def moe_u_dist(lang: str, theme: str):
     fig.suptitle(t(lang, f"同一层、同样长度的输入：基准设置下 ‖u‖ 的第 99 与第 1 百分位相差 {b:.0f} 倍（无 RMSNorm 时 W↑ 照单全收）",
                    f"Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {b:.0f}× the 1st "
                    "(without the norm, W↑ takes it as is)"), fontsize=10)
-    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=9.2)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
@@ -151,8 +151,8 @@ def moe_u_cv(lang: str, theme: str):
     axes[0].set_ylim(0, top * 1.05)
     axes[0].set_ylabel(t(lang, "每个词元长度的变异系数", "CV of per-token length"))
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8.5)
-    fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=8)
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9.2)
+    fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=9.2)
     fig.tight_layout(rect=(0, 0.04, 1, 0.86))
     return fig
 

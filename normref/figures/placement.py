@@ -269,10 +269,10 @@ def placement_training(lang: str, theme: str):
             if j == 0:
                 ax.set_ylabel(t(lang, "训练损失（nats/字符）", "training loss (nats/char)"))
     axes[0, 0].annotate(t(lang, "只学字符频率", "letter frequencies only"), (k, rep["corpus"]["unigram_loss"]),
-                        xytext=(4, 4), textcoords="offset points", color=muted, fontsize=8.5)
+                        xytext=(4, 4), textcoords="offset points", color=muted, fontsize=9.5)
     axes[0, 0].set_ylim(1.9, rep["uniform_loss"] + 0.05)
     h, lab = axes[0, 0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncol=5, fontsize=8.5, bbox_to_anchor=(0.5, -0.005))
+    fig.legend(h, lab, loc="lower center", ncol=5, fontsize=9.5, bbox_to_anchor=(0.5, -0.005))
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
@@ -285,7 +285,7 @@ def placement_logits(lang: str, theme: str):
     rep, summ = placement_cpu(), summary()
     s = rep["setting"]
     lr = max(s["lrs"])
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(7.6, 4.8), sharey=True)
     layers = np.arange(1, s["n_layer"] + 1)
     for ax, w in zip(axes, (0, s["warmup"])):
         for v in pl.QK_PAIRS:
@@ -293,11 +293,13 @@ def placement_logits(lang: str, theme: str):
             if m is not None:
                 ax.plot(layers, m, lw=1.8, marker="o", ms=3, label=_label(lang, v), **style(v, theme))
         ax.set_yscale("log")
+        ax.tick_params(labelsize=10.5)  # the log axis' exponents are 0.7 of this
         ax.set_xticks(layers)
         ax.set_xlabel(t(lang, "层号 l", "layer l"))
         ax.set_title(t(lang, f"学习率 {lr:g}，{'预热' if w else '不预热'}",
                        f"learning rate {lr:g}, {'with warmup' if w else 'no warmup'}"), fontsize=10)
     axes[0].set_ylabel(t(lang, "最大注意力 logit", "largest attention logit"))
-    axes[1].legend(loc="upper left", fontsize=8, bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
+    h, lab = axes[1].get_legend_handles_labels()
+    fig.legend(h, lab, loc="lower center", ncol=2, fontsize=8.5)
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     return fig

@@ -14,7 +14,7 @@ from ..experiments.softmax import LABELS, SHOWN_SCALES, saturation
 def softmax_saturation(lang: str, theme: str):
     r = saturation()
     c, muted = colors(theme), PALETTES[theme]["muted"]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.8, 3.5), gridspec_kw={"width_ratios": [1.15, 1]})
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.2, 3.5), gridspec_kw={"width_ratios": [1.15, 1]})
     x = np.arange(len(LABELS))
     w = 0.8 / len(SHOWN_SCALES)
     for k, s in enumerate(SHOWN_SCALES):

@@ -131,7 +131,7 @@ def draw_layout(ax, theme: str, *, in_norm: bool = False, out_norm: bool = False
 def topologies(lang: str, theme: str):
     c = colors(theme)
     booth, main = c[0], c[1]
-    fig, axes = plt.subplots(1, 2, figsize=(7.6, 4.4))
+    fig, axes = plt.subplots(1, 2, figsize=(7.2, 4.4))
 
     ax = axes[0]
     ax.set_title(t(lang, "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))", "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))")

@@ -82,6 +82,9 @@ for c, length, spectral, bound in r["rows"]:
 import matplotlib.pyplot as plt
 
 from normref.experiments.softmax import SCORES, saturation
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 
 r = saturation(scores=SCORES)  # try scores=np.array([1.0, 0.9, 0.8, 0.7, 0.6, 0.5])
 fig, ax = plt.subplots(figsize=(6, 3.4))

@@ -40,6 +40,9 @@ import matplotlib.pyplot as plt
 from normref.experiments.models import PROMPTS
 from normref.models import measure
 from normref.models.measurement import layer_rows
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 
 prompt = PROMPTS["en"]  # try your own sentence
 smol = measure("smollm2-135m", prompt)

@@ -55,6 +55,9 @@ print("L2 of the output:", round(float(np.linalg.norm(normref.rms_norm(x))), 4),
 import matplotlib.pyplot as plt
 
 from normref.experiments.scale import scale_sweep
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 
 r = scale_sweep(d=256, seed=0)  # try d=1024, or another seed
 print("d =", r["d"], " sqrt(d) =", r["sqrt_d"])

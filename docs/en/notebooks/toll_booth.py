@@ -37,6 +37,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from normref.experiments import toll_booth as tb
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 
 r = tb.grad_per_layer()  # the page's setting; try n_layer=24, or seeds=(0, 1)
 for p in ("post", "pre"):
@@ -44,7 +47,8 @@ for p in ("post", "pre"):
     print(f"{p:>4}-LN: layer 1 / layer {len(mean)} = {mean[0] / mean[-1]:.2f}")
 fig, ax = plt.subplots(figsize=(6, 3.4))
 for p in ("post", "pre"):
-    ax.plot(r["layers"], r[p].mean(axis=0), marker="o", label=f"{p}-LN")
+    ax.plot(r["layers"], r[p].mean(axis=0), marker="o", color=palette.POST_LN if p == "post" else palette.PRE_LN,
+            label=f"{p}-LN")
 ax.set_xlabel("layer l (1 = nearest the input)")
 ax.set_ylabel("||dloss/dW_FFN||")
 ax.set_ylim(bottom=0)
@@ -65,9 +69,9 @@ print(f"Post-LN x + FFN(x): {r['post_sum'].mean() / d:.2f} d (the lemma: 1.5 d)"
 print(f"Pre-LN at layer {layers[-1]}: {r['pre'].mean(axis=0)[-1] / d:.2f} d "
       f"(the lemma: {b['pre_lo'][-1] / d:.1f} d to {b['pre_hi'][-1] / d:.1f} d)")
 fig, ax = plt.subplots(figsize=(6, 3.4))
-ax.plot(layers, r["pre"].mean(axis=0) / d, marker="o", label="Pre-LN stream")
-ax.plot(layers, r["post"].mean(axis=0) / d, marker="o", label="Post-LN layer output")
-ax.fill_between(layers, b["pre_lo"] / d, b["pre_hi"] / d, alpha=0.15, label="Lemma 2, Pre-LN bounds")
+ax.plot(layers, r["pre"].mean(axis=0) / d, marker="o", color=palette.PRE_LN, label="Pre-LN stream")
+ax.plot(layers, r["post"].mean(axis=0) / d, marker="o", color=palette.POST_LN, label="Post-LN layer output")
+ax.fill_between(layers, b["pre_lo"] / d, b["pre_hi"] / d, color=palette.PRE_LN, alpha=0.15, label="Lemma 2, Pre-LN bounds")
 ax.set_xlabel("layer l (0 = the input)")
 ax.set_ylabel("E||x_l||^2 / d")
 ax.legend()
@@ -89,7 +93,8 @@ for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
 fig, ax = plt.subplots(figsize=(6, 3.4))
 k = 10
 for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
-    ax.plot(np.convolve(r[key], np.ones(k) / k, mode="valid"), label=key)
+    ax.plot(np.convolve(r[key], np.ones(k) / k, mode="valid"), label=key,
+            color=palette.POST_LN if key.startswith("post") else palette.PRE_LN, ls="-" if key.endswith("none") else "--")
 ax.axhline(r["entropy"], ls=":", color="gray")
 ax.set_xlabel("training step")
 ax.set_ylabel("loss (nats), 10-step mean")

@@ -78,6 +78,9 @@ for c, length, spectral, bound in r["rows"]:
 import matplotlib.pyplot as plt
 
 from normref.experiments.softmax import SCORES, saturation
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 
 r = saturation(scores=SCORES)  # 试试 scores=np.array([1.0, 0.9, 0.8, 0.7, 0.6, 0.5])
 fig, ax = plt.subplots(figsize=(6, 3.4))

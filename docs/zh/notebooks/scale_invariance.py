@@ -52,6 +52,9 @@ print("输出的 L2：", round(float(np.linalg.norm(normref.rms_norm(x))), 4), "
 import matplotlib.pyplot as plt
 
 from normref.experiments.scale import scale_sweep
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 
 r = scale_sweep(d=256, seed=0)  # 试试 d=1024，或换一个种子
 print("d =", r["d"], " sqrt(d) =", r["sqrt_d"])

@@ -35,6 +35,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from normref.experiments import toll_booth as tb
+from normref.figures import palette
+
+plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 
 r = tb.grad_per_layer()  # 页面上的设置；试试 n_layer=24，或 seeds=(0, 1)
 for p in ("post", "pre"):
@@ -42,7 +45,8 @@ for p in ("post", "pre"):
     print(f"{p:>4}-LN：第 1 层 / 第 {len(mean)} 层 = {mean[0] / mean[-1]:.2f}")
 fig, ax = plt.subplots(figsize=(6, 3.4))
 for p in ("post", "pre"):
-    ax.plot(r["layers"], r[p].mean(axis=0), marker="o", label=f"{p.capitalize()}-LN")
+    ax.plot(r["layers"], r[p].mean(axis=0), marker="o", color=palette.POST_LN if p == "post" else palette.PRE_LN,
+            label=f"{p.capitalize()}-LN")
 ax.set_xlabel("$l$")
 ax.set_ylabel(r"$\|\partial\mathcal{L}/\partial W_{\mathrm{FFN}}\|$")
 ax.set_ylim(bottom=0)
@@ -63,9 +67,9 @@ print(f"Post-LN 的 x + FFN(x)：{r['post_sum'].mean() / d:.2f} d（Lemma 2：1.
 print(f"Pre-LN 第 {layers[-1]} 层：{r['pre'].mean(axis=0)[-1] / d:.2f} d"
       f"（Lemma 2：{b['pre_lo'][-1] / d:.1f} d 到 {b['pre_hi'][-1] / d:.1f} d）")
 fig, ax = plt.subplots(figsize=(6, 3.4))
-ax.plot(layers, r["pre"].mean(axis=0) / d, marker="o", label="Pre-LN")
-ax.plot(layers, r["post"].mean(axis=0) / d, marker="o", label="Post-LN")
-ax.fill_between(layers, b["pre_lo"] / d, b["pre_hi"] / d, alpha=0.15, label="Lemma 2")
+ax.plot(layers, r["pre"].mean(axis=0) / d, marker="o", color=palette.PRE_LN, label="Pre-LN")
+ax.plot(layers, r["post"].mean(axis=0) / d, marker="o", color=palette.POST_LN, label="Post-LN")
+ax.fill_between(layers, b["pre_lo"] / d, b["pre_hi"] / d, color=palette.PRE_LN, alpha=0.15, label="Lemma 2")
 ax.set_xlabel("$l$")
 ax.set_ylabel(r"$\mathbb{E}\|x_l\|^2 / d$")
 ax.legend()
@@ -87,7 +91,8 @@ for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
 fig, ax = plt.subplots(figsize=(6, 3.4))
 k = 10
 for key in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
-    ax.plot(np.convolve(r[key], np.ones(k) / k, mode="valid"), label=key)
+    ax.plot(np.convolve(r[key], np.ones(k) / k, mode="valid"), label=key,
+            color=palette.POST_LN if key.startswith("post") else palette.PRE_LN, ls="-" if key.endswith("none") else "--")
 ax.axhline(r["entropy"], ls=":", color="gray")
 ax.set_xlabel("step")
 ax.set_ylabel(r"$\mathcal{L}$ (nats)")

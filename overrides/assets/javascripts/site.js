@@ -59,6 +59,16 @@
         pair(v);
       };
     }
+    // Under a figure shown at well under its own size (a phone), its words say "tap to zoom".
+    var st = d.getElementById("nr-strings"), hint = st && JSON.parse(st.textContent).zoomHint;
+    d.querySelectorAll("article figure.nr-figure a.nr-zoom img").forEach(function (i) {
+      function wide() {
+        var a = i.parentNode, f = a.parentNode;
+        if (hint && i.naturalWidth > 2.4 * f.clientWidth && !f.querySelector(".nr-zoom-hint"))
+          a.insertAdjacentHTML("afterend", '<p class="nr-zoom-hint"></p>'), a.nextSibling.textContent = hint;
+      }
+      i.complete ? wide() : i.addEventListener("load", wide, {once: true});
+    });
     try { on = localStorage.getItem(K) == "1"; } catch (e) {}
     if (on && b) pair(true);
   });

@@ -3,12 +3,22 @@
  * glossary data, normref.glossary's terms), and says how many are shown.
  * An entry is its <h3 id=TERM> and everything after it up to the next h2/h3,
  * as normref.glossary.render_markdown writes it; a group heading is hidden
- * when none of its entries is shown. Following a link to an entry that the
- * filter hides clears the filter first, so anchors always land. */
+ * when none of its entries is shown, and so are their lines in the table of
+ * contents (else Material's scroll spy, whose hidden headings all sit at the top,
+ * marks the last entry current and scrolls the contents to it). A query that
+ * matches nothing says so (the widget's data-label-none). Following a link to an
+ * entry that the filter hides clears the filter first, so anchors always land. */
 nrWidgets.register("glossary-filter", function (w, ctx) {
   "use strict";
   var L = ctx.labels, el = ctx.el;
   var updates = 0;
+
+  // The table of contents' lines (either sidebar's) for an anchor (Material makes its links absolute).
+  var toc = [].slice.call(document.querySelectorAll(".md-nav a.md-nav__link[href*='#']"));
+  function tocItems(anchor) {
+    return toc.filter(function (a) { return a.hash === "#" + anchor && a.pathname === location.pathname; })
+              .map(function (a) { return a.closest("li"); });
+  }
 
   function norm(s) { return String(s).normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim(); }
 
@@ -19,7 +29,8 @@ nrWidgets.register("glossary-filter", function (w, ctx) {
     var parts = [h], n = h.nextElementSibling;
     while (n && !/^H[23]$/.test(n.tagName) && !n.contains(w)) { parts.push(n); n = n.nextElementSibling; }
     var g = document.getElementById("group-" + t.group);
-    return { id: t.id, forms: t.forms.map(norm), parts: parts, group: g };
+    if (g && !g.nrToc) g.nrToc = tocItems(g.id);
+    return { id: t.id, forms: t.forms.map(norm), parts: parts.concat(tocItems(t.id)), group: g };
   });
 
   var id = ctx.uid("q");
@@ -27,6 +38,8 @@ nrWidgets.register("glossary-filter", function (w, ctx) {
   // The count is the widget's one live region: one short sentence per change.
   var count = el("output", { class: "nr-gloss-filter__count", for: id, "aria-live": "polite" });
   w.appendChild(el("div", { class: "nr-gloss-filter" }, [el("label", { for: id }, L.label), input, count]));
+  var none = el("p", { class: "nr-gloss-filter__none", hidden: true });
+  w.appendChild(none);
 
   function apply() {
     var q = norm(input.value), shown = 0, groups = new Map();
@@ -36,7 +49,13 @@ nrWidgets.register("glossary-filter", function (w, ctx) {
       if (on) shown += 1;
       if (e.group) groups.set(e.group, (groups.get(e.group) || false) || on);
     });
-    groups.forEach(function (on, g) { g.hidden = !on; });
+    groups.forEach(function (on, g) { [g].concat(g.nrToc).forEach(function (p) { p.hidden = !on; }); });
+    none.hidden = shown > 0;
+    none.textContent = shown ? "" : ctx.fill(L.none, { q: input.value.trim() });
+    if (shown < entries.length) {  // the contents start at the top again, not at a hidden line
+      var sc = document.querySelector(".md-sidebar--secondary .md-sidebar__scrollwrap");
+      if (sc) sc.scrollTop = 0;
+    }
     count.value = ctx.fill(L.count, { n: shown, m: entries.length });
     w.setAttribute("data-nr-shown", String(shown));
     w.setAttribute("data-nr-total", String(entries.length));

@@ -7,7 +7,8 @@
  * highlighted dot): a charting library would outweigh the whole site's JS.
  * The table is built once per model and its cells rewritten in place; it is
  * not a live region. One sentence (data-label-status) says where the reader
- * is and the stream's length there, once per change. */
+ * is and the stream's length there, once per change. The chosen layer survives
+ * a change of model: the final norm stays the final norm. */
 nrWidgets.register("layer-explorer", function (w, ctx) {
   "use strict";
   var D = ctx.data, L = ctx.labels, el = ctx.el;
@@ -34,7 +35,14 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
   var pSel = select(L.prompt, D.prompt_order.map(function (p) { return [p, L["prompt" + p.charAt(0).toUpperCase() + p.slice(1)] || p]; }),
                     D.prompt_order[0]);
   var lid = ctx.uid("layer");
-  var slider = el("input", { type: "range", id: lid, min: 0, step: 1, value: 0, oninput: function () { update(true); } });
+  // The stop the reader chose, kept across a change of model or prompt: a layer number, or
+  // Infinity for the final norm (a model with fewer layers shows its last; switching back
+  // restores the choice, and the final norm stays the final norm).
+  var wanted = 0;
+  var slider = el("input", { type: "range", id: lid, min: 0, step: 1, value: 0, oninput: function () {
+    wanted = Number(slider.value) >= Number(slider.max) ? Infinity : Number(slider.value);
+    update(true);
+  } });
   // The slider's aria-valuetext already speaks the layer; the shown copy is not live.
   var shown = el("output", { class: "nr-layers__stop", for: lid, "aria-live": "off" });
 
@@ -107,7 +115,8 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
   function update(announce) {
     var r = run(), st = stops(r);
     slider.max = String(st.length - 1);
-    var k = Math.min(Number(slider.value), st.length - 1), s = st[k];
+    var k = Math.min(wanted, st.length - 1), s = st[k];
+    slider.value = String(k);
     var name = stopName(r, k), model = mSel.el.selectedOptions[0].textContent;
     shown.value = name;
     slider.setAttribute("aria-valuetext", name);
