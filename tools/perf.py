@@ -119,13 +119,23 @@ def cpu_info() -> dict:
     return out
 
 
+def _commit() -> tuple[str | None, bool]:
+    """(short commit, has local changes) of the tree now: taken when the run starts, since the tree
+    measured is the copy made then (commits made during a long run are not in it)."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                                capture_output=True, text=True).stdout.strip())
+    return commit or None, dirty
+
+
+_MEASURED: dict = {}  # {"commit": ..., "dirty": ...} of the tree this run measures, set by main()
+
+
 def stamp() -> dict:
     """Where and when a measurement was made: machine, CPU kind, cores, load, commit, date, versions."""
     import platform
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip())
+    commit, dirty = (_MEASURED["commit"], _MEASURED["dirty"]) if _MEASURED else _commit()
     try:
         import importlib.metadata
 
@@ -133,7 +143,7 @@ def stamp() -> dict:
     except Exception:
         torch = None
     return {"cpu": cpu_info(), "cores": cores(), "load": [round(x, 2) for x in os.getloadavg()],
-            "commit": commit or None, "dirty": dirty, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "commit": commit, "dirty": dirty, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "python": platform.python_version(), "torch": torch}
 
 
@@ -576,6 +586,7 @@ def main(argv=None) -> int:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     res, ok = {}, True
     t0 = time.perf_counter()
+    _MEASURED.update(zip(("commit", "dirty"), _commit()))
     say(f"machine: {cpu_model()}, {cores()} cores, Python {sys.version.split()[0]}; at the start, {load()}")
     if "rmsnorm" in parts:
         ok &= rmsnorm_budgets(res)
