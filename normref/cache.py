@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import fcntl
 import functools
 import hashlib
 import importlib.metadata
@@ -305,6 +304,13 @@ def locked(kind: str, key: str):
     finds the result on disk. In a pool worker (``WAIT_FOR_OTHERS`` False) a held lock raises
     :class:`Busy` instead. The lock dies with its process, so a killed build leaves none behind.
     """
+    try:
+        import fcntl  # POSIX only: normref itself (a reader's wheel) must import on Windows too
+    except ImportError:
+        fcntl = None
+    if fcntl is None:  # no advisory locks here: two processes may compute one entry twice, never tear it (put)
+        yield
+        return
     path = cache_dir() / "locks" / f"{kind}-{key}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)

@@ -64,7 +64,7 @@ def run(dirs: dict[str, Path], nb_plan: nbahead.Plan | None = None, nbs: list[tu
     mkdocs-jupyter cache folder) pairs) into the plugin's cache (normsite.nbahead). An unknown figure
     raises SiteError naming its pages; a failing snippet raises SiteError (as the page loop would); a
     failing notebook is left to the page loop."""
-    known = set(figures.names())
+    known = set(figures.declared())  # from the figure modules' source: no matplotlib on a warm build
     jobs, snips = [], []
     for lang, d in dirs.items():
         for name, pages in directives.referenced(d, "figure").items():

@@ -31,6 +31,7 @@ build against it, to show that a warm build does no figure or notebook work.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -94,6 +95,7 @@ class Site:
         self._nb_dirs: dict = {}
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
+        stepcache.STATS.clear()
 
     # ------------------------------------------------------------ config
 
@@ -301,14 +303,22 @@ class Site:
         url = self.rendered[printed.PRINT_PAGE][0]
         pages = [(src, self.rendered[src][0], title, self.rendered[src][1])
                  for src, title in self.reading_order.items() if src in self.rendered]
+
+        def compute() -> list[str]:
+            page = printed.print_page(output, url, pages)
+            return [page, printed.cjk_chars(page)]
+
+        # A pure function of the page, the chapters' HTML and the site code: cached like math and terms
+        # (stepcache), so a warm build neither re-assembles the chapters nor scans them for CJK.
         try:
-            output = printed.print_page(output, url, pages)
+            output, chars = stepcache.cached("print", (output, url, json.dumps(pages)), compute,
+                                             libs=("beautifulsoup4",))
         except ValueError as e:
             raise SiteError(f"{printed.PRINT_PAGE}: {e}") from e
         if self.site_dir is not None:
             font = self.site_dir / printed.CJK_FONT_PATH
             font.parent.mkdir(parents=True, exist_ok=True)
-            font.write_bytes(printed.cjk_font(printed.cjk_chars(output)))
+            font.write_bytes(printed.cjk_font(chars))
         return output
 
     def post_build(self, site_dir: str | Path) -> str:
@@ -327,5 +337,7 @@ class Site:
                 f"{len(a.figures_drawn) + len(a.snippets_run) + len(a.notebooks_run)} tasks on {a.workers} workers "
                 f"in {a.wall_s:.1f} s, {a.cpu_s:.1f} s CPU"
                 + (f", {a.requeued} requeued" if a.requeued else "")) if a.workers else ""
+        steps = stepcache.counts()
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
-                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; {time.perf_counter() - s['t0']:.1f} s")
+                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; "
+                f"page steps computed: {steps or 'none asked'}; {time.perf_counter() - s['t0']:.1f} s")

@@ -124,7 +124,7 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
             if kind == "figure":
                 here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
                 return _cached("figure", name, (lang, here, generated, _file_digest(figures.TEXTS)),
-                               (figures.get(name).func.__module__,),
+                               (figures.module_of(name),),
                                lambda: figure_md(name, lang, src_uri, generated))
             if kind == "snippet":
                 out, hit = snippets.run(name)

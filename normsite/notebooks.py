@@ -61,16 +61,24 @@ def _code(path: Path) -> str:
     """A notebook's Python: its code cells (a jupytext .py file read as the notebook it becomes),
     each magic or shell line replaced by ``pass`` at its indentation. A commented magic is not
     enough: an install cell's ``%pip`` is the body of an ``if``, which a comment leaves empty."""
-    if path.suffix == ".py":
-        import jupytext
+    from . import stepcache
 
-        cells = jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent").cells
-    else:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    src = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
-           if c["cell_type"] == "code"]
-    return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
-                     for block in src for line in block.splitlines())
+    text = Path(path).read_text(encoding="utf-8")
+
+    def compute() -> str:
+        if Path(path).suffix == ".py":
+            import jupytext
+
+            cells = jupytext.reads(text, fmt="py:percent").cells
+        else:
+            cells = json.loads(text)["cells"]
+        src = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
+               if c["cell_type"] == "code"]
+        return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!"))
+                         else line for block in src for line in block.splitlines())
+
+    # Parsing a notebook with jupytext is the slow part of a warm build's notebook checks: cached by its text.
+    return stepcache.cached("nbcode", (Path(path).suffix, text), compute, libs=("jupytext",))
 
 
 def code_closure(folder: str | Path) -> tuple[str, ...]:

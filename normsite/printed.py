@@ -229,13 +229,26 @@ def cjk_chars(text: str) -> str:
     """The characters of ``text`` that the CJK font must hold, sorted, once each."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return "".join(sorted({c for c in text if any(lo <= ord(c) <= hi for lo, hi in CJK_RANGES)}))
+    # Each distinct character once (a page has a million characters but a few thousand distinct ones).
+    return "".join(sorted(c for c in set(text) if any(lo <= ord(c) <= hi for lo, hi in CJK_RANGES)))
 
 
 def _cjk_source() -> Path:
-    import mplfonts
+    """Noto Sans CJK SC in the mplfonts package, found without importing it (importing it imports matplotlib)."""
+    import importlib.util
 
-    return Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+    spec = importlib.util.find_spec("mplfonts")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the CJK font comes from the mplfonts package, which is not installed")
+    return Path(list(spec.submodule_search_locations)[0]) / "fonts" / "NotoSansCJKsc-Regular.otf"
+
+
+def _font_identity(src: Path) -> str:
+    """What names the source font in the key: the version of the package that ships it (pinned), the
+    file's name and size. Not its 16 MB of bytes: hashing them cost more than the whole cache hit."""
+    import importlib.metadata
+
+    return f"mplfonts={importlib.metadata.version('mplfonts')};{src.name};{src.stat().st_size}"
 
 
 def cjk_font(chars: str) -> bytes:
@@ -243,11 +256,7 @@ def cjk_font(chars: str) -> bytes:
     docstring for why). Deterministic bytes; cached by the characters, the source
     font and fontTools' version. Raises ValueError when ``chars`` is empty."""
     import hashlib
-
-    from fontTools import subset, version as ft_version
-    from fontTools.pens.cu2quPen import Cu2QuPen
-    from fontTools.pens.ttGlyphPen import TTGlyphPen
-    from fontTools.ttLib import TTFont, newTable
+    import importlib.metadata
 
     from normref import cache
 
@@ -256,11 +265,17 @@ def cjk_font(chars: str) -> bytes:
     if not chars:
         raise ValueError("chars must hold at least one character for the CJK font")
     src = _cjk_source()
-    key = hashlib.sha256("\0".join([chars, hashlib.sha256(src.read_bytes()).hexdigest(), ft_version,
+    key = hashlib.sha256("\0".join([chars, _font_identity(src), importlib.metadata.version("fonttools"),
                                       hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]).encode()).hexdigest()
     hit = cache.get("fonts", key, ".ttf")
     if hit is not None:
         return hit
+    # fontTools only on a miss: a warm build does not import it.
+    from fontTools import subset
+    from fontTools.pens.cu2quPen import Cu2QuPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import TTFont, newTable
+
     font = TTFont(str(src), recalcTimestamp=False, recalcBBoxes=True)
     opts = subset.Options()
     opts.name_IDs = ["*"]

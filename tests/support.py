@@ -239,6 +239,7 @@ class Tab:
             ".some(e => e.name.split('?')[0].endsWith('/sitemap.xml') && e.responseEnd > 0)")
         clicked = self.page.evaluate(
             """(target) => {
+                window.__nrOldArticle = document.querySelector('article');
                 const a = [...document.querySelectorAll('a[href]')].find(a => a.href.split('#')[0] === target);
                 if (!a) return false;
                 a.click();
@@ -249,8 +250,10 @@ class Tab:
         assert clicked, f"no link to {target} on {self.page.url}"
         self.page.wait_for_url(target)
         self.page.wait_for_load_state("load")
-        # Material swaps the content, then emits document$; wait until the new title is in.
-        self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')", arg=target)
+        # Material pushes the new address at the click, fetches the page, then swaps the content and
+        # emits document$: wait for a new article (the old one is replaced), not for the address.
+        self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')"
+                                    " && document.querySelector('article') !== window.__nrOldArticle", arg=target)
 
     def set_scheme(self, scheme: str):
         """Emulate the reader's system colour scheme ("default" or "slate"); Material's palette follows it."""

@@ -154,6 +154,12 @@ def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, site_bui
     proc = site_builder(tmp_path / "again", site_url=site_url)
     for lang in LANGS:
         assert re.search(rf"normref \[{lang}\]: figures 0 rendered, \d+ from cache; snippets 0 run", proc.stderr), proc.stderr
+        # Page steps (math, term links, the print edition) are counted in the log: none recomputed.
+        steps = re.search(rf"normref \[{lang}\]: .*page steps computed: ([^;]+);", proc.stderr)
+        assert steps, proc.stderr
+        counts = dict((m[0], (int(m[1]), int(m[2]))) for m in re.findall(r"(\w+) (\d+) of (\d+)", steps[1]))
+        assert counts.get("print") == (0, 1) and counts.get("math", (0, 0))[1] > 0, steps[1]
+        assert all(done == 0 for done, _ in counts.values()), f"[{lang}] a warm build recomputed page steps: {steps[1]}"
     assert "Cache miss" not in proc.stderr and proc.stderr.count("Cache hit") >= 2
 
 

@@ -138,3 +138,15 @@ def test_listing_names_does_not_import_torch(package):
             "assert 'torch' not in sys.modules\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_normref_imports_and_caches_without_fcntl(tmp_path):
+    # fcntl is POSIX only: with it blocked (as on Windows) normref.experiments imports, and a memo
+    # computes and reads back its result (the cache entry's lock is then a no-op).
+    code = ("import sys\nsys.modules['fcntl'] = None\n"
+            "import normref, normref.experiments\nfrom normref import cache\n"
+            "print(cache.get_or_compute('t', 'k', '.bin', lambda: b'v')[1], cache.get_or_compute('t', 'k', '.bin', lambda: b'w'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**__import__("os").environ, "NORMREF_CACHE": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "(b'v',", "True)"]

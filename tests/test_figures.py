@@ -126,3 +126,20 @@ def test_cli_renders_every_figure_without_mkdocs(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "normref", "figures", "--out", str(out), "--only", "nope"],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert bad.returncode != 0 and "unknown figure 'nope'" in bad.stderr
+
+
+def test_figure_names_and_modules_are_known_without_importing_matplotlib():
+    # A warm build lists and keys the figures from the figure modules' source (figures.declared): in a
+    # fresh interpreter that imports no matplotlib, and it agrees with the registry the imports fill.
+    code = ("import sys, json\nfrom normref import figures\nd = figures.declared()\n"
+            "keys = {n: figures.key(n, 'en', 'light') for n in d}\n"
+            "print(json.dumps([d, 'matplotlib' in sys.modules, 'torch' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    import json
+
+    found, mpl, torch = json.loads(out.stdout)
+    assert not mpl and not torch, "listing figure names imported matplotlib or torch"
+    assert found == {n: figures.get(n).func.__module__ for n in figures.names()}
+    with pytest.raises(KeyError, match="unknown figure 'nope'"):
+        figures.module_of("nope")

@@ -387,6 +387,21 @@ def test_figures_zoom_by_keyboard_in_the_themes_variant(tab, served, lang):
     assert not tab.errors, tab.errors
 
 
+def test_instant_navigation_is_waited_for_until_the_new_page_is_in(tab, served):
+    # Material pushes the new address at the click and swaps the content only when the page has
+    # arrived: waiting for the address (and "an article h1", which the old page has too) let a slow
+    # machine go on with the old page. The zoom test then made the old page's images eager, and the
+    # new page's figures stayed lazy, unloaded and of no size: `a.nr-zoom:visible` never appeared.
+    # Here every page request of Material's is held back 1.5 s.
+    page = tab.page
+    tab.goto(served.url("en", ""))
+    page.evaluate("""() => { const send = XMLHttpRequest.prototype.send;
+        XMLHttpRequest.prototype.send = function (...a) { setTimeout(() => send.apply(this, a), 1500); }; }""")
+    tab.instant(served.url("en", "performance/"))
+    want = BeautifulSoup(served.html("en", "performance/"), "html.parser").select_one("article h1").get_text()
+    assert page.evaluate("document.querySelector('article h1').textContent") == want
+
+
 def test_each_figure_link_shows_one_variant_in_each_theme(tab, served):
     """A figure's one link holds both variants; the theme shows one of them, so the link is
     never an invisible tab stop, and its accessible name is that image's alt text."""

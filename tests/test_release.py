@@ -378,25 +378,3 @@ def test_workflow_runs_only_the_readmes_make_targets():
     assert "make build" in runs
 
 
-def test_workflow_builds_with_python_311_the_cpu_torch_and_the_sites_address():
-    wf = _workflow()
-    build = wf["jobs"]["build"]
-    steps = build["steps"]
-    setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
-    assert str(setup["with"]["python-version"]) == "3.11"
-    assert build["env"]["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
-    make = next(s for s in steps if s.get("run") == "make build")
-    assert "NORMREF_SITE_URL" in make["env"] and make["env"]["NORMREF_SITE_URL"].endswith("/")
-    # ...and that variable is the one place the address comes from.
-    assert re.search(r"^site_url: !ENV \[NORMREF_SITE_URL,", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
-    assert "site_url" not in (ROOT / "mkdocs.en.yml").read_text(encoding="utf-8")
-    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
-    assert upload["with"]["path"] == "site"
-    deploy = wf["jobs"]["deploy"]
-    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
-    assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])
-    assert wf["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
-    for job in wf["jobs"].values():
-        for s in job["steps"]:
-            if "uses" in s:
-                assert re.fullmatch(r"actions/[\w-]+@v\d+", s["uses"]), s["uses"]

@@ -29,7 +29,8 @@ TEXTS = Path(__file__).with_name("figures.yml")
 TEXT_KINDS = ("alt", "caption")
 
 __all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
-           "check_texts", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key"]
+           "check_texts", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key",
+           "declared", "module_of"]
 
 
 class FigureTextError(ValueError):
@@ -86,6 +87,47 @@ def figure(name: str, *, fields: Callable[[], Mapping] | None = None, **removed)
 
 def names() -> list[str]:
     return _REGISTRY.names()
+
+
+def declared() -> dict[str, str]:
+    """{figure name: module that registers it}, read from the figure modules' source (their
+    ``@figure("NAME")`` decorators) without importing them: a build that finds every figure in the
+    cache then imports no matplotlib just to know the names and keys. Equal to the registry's
+    (tests/test_figures.py checks it); read again whenever a figure module's file changes."""
+    from .._registry import registered_modules
+
+    root = Path(__file__).resolve().parent
+    files = []
+    for module in registered_modules(__name__, __path__):
+        short = module.rpartition(".")[2]
+        f = root / f"{short}.py" if (root / f"{short}.py").is_file() else root / short / "__init__.py"
+        st = f.stat()
+        files.append((module, str(f), st.st_size, st.st_mtime_ns))
+    return dict(_declared(tuple(files)))
+
+
+@functools.lru_cache(maxsize=8)
+def _declared(files: tuple) -> tuple:
+    import ast
+
+    out = []
+    for module, path, _size, _mtime in files:
+        for node in ast.walk(ast.parse(Path(path).read_bytes(), path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in node.decorator_list:
+                    if (isinstance(d, ast.Call) and getattr(d.func, "id", None) == "figure" and d.args
+                            and isinstance(d.args[0], ast.Constant) and isinstance(d.args[0].value, str)):
+                        out.append((d.args[0].value, module))
+    return tuple(out)
+
+
+def module_of(name: str) -> str:
+    """The module that registers figure ``name`` (from :func:`declared`: nothing is imported);
+    KeyError naming the known figures for an unknown one."""
+    found = declared()
+    if name not in found:
+        raise KeyError(f"unknown figure {name!r}; known figures: {', '.join(sorted(found))}")
+    return found[name]
 
 
 def get(name: str) -> FigureSpec:
@@ -216,7 +258,7 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
 def key(name: str, lang: str, theme: str) -> str:
     """The cache key of one variant of a figure (its module's import closure, lang, theme, versions)."""
     _check(lang, theme)
-    return cache.make_key("figure", name, (lang, theme), get(name).modules)
+    return cache.make_key("figure", name, (lang, theme), (module_of(name),))
 
 
 def render_cached(name: str, lang: str, theme: str) -> tuple[bytes, bool]:

@@ -1,0 +1,154 @@
+"""The README's performance table, rendered from what `make perf` recorded (normref/results/perf-build.json).
+
+Numbers we print about ourselves come from a tool, never typed: `make perf` (tools/perf.py) merges each
+part it measured (rmsnorm, build, serve, weight) into the JSON with its own stamp (CPU model, family and
+model, cores, load average, commit, date), and this renders the table and the line under it that says
+where each part was measured. tests/test_perf_table.py fails when the README and the JSON disagree.
+
+Usage: python tools/perf_table.py          rewrite the README's table (between its two markers)
+       python tools/perf_table.py --check  exit 1 when the README's table is not the rendered one
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PERF_JSON = ROOT / "normref" / "results" / "perf-build.json"
+README = ROOT / "README.md"
+BEGIN = "<!-- perf-table: rendered by tools/perf_table.py from normref/results/perf-build.json; do not edit -->"
+END = "<!-- /perf-table -->"
+
+
+def _verdict(ok: bool) -> str:
+    return "holds" if ok else "**fails**"
+
+
+def _s(x: float) -> str:
+    return f"{x:.1f} s"
+
+
+def _machine(stamp: dict) -> str:
+    cpu = stamp.get("cpu") or {}
+    kind = ", ".join(x for x in (
+        f"family {cpu['family']} model {cpu['model']}" if cpu.get("family") is not None else "",
+        f"{cpu['mhz']} MHz" if cpu.get("mhz") else "") if x)
+    load = ", ".join(f"{x:.2f}" for x in stamp.get("load") or [])
+    commit = (stamp.get("commit") or "?") + (" with local changes" if stamp.get("dirty") else "")
+    return (f"{cpu.get('model_name') or 'unknown CPU'}" + (f" ({kind})" if kind else "")
+            + f", {stamp.get('cores')} cores, load average {load} at the end, commit {commit}, {stamp.get('date')}")
+
+
+def rows(data: dict) -> list[tuple[str, str, str, str]]:
+    """(budget, measured, limit, verdict) for every part the JSON holds, in the README's order."""
+    parts = data.get("parts") or {}
+    out = []
+    if "rmsnorm" in parts:
+        r = parts["rmsnorm"]
+        h = r["holds"]
+        out += [
+            ("`torch.nn.RMSNorm` forward ÷ normref forward (4096 × 4096, float32)", f"{r['speedup_vs_torch_nn']:.2f}×",
+             "≥ 2×", _verdict(h["speedup_vs_torch_nn >= 2"])),
+            ("normref forward ÷ `x.clone()` (copy roofline)", f"{r['over_copy']:.2f}", "≤ 1.35",
+             _verdict(h["over_copy <= 1.35"])),
+            ("max \\|normref − `torch.nn.RMSNorm`\\|", f"{r['max_abs_diff']:.1e}", "≤ 1e-5",
+             _verdict(h["max_abs_diff <= 1e-5"])),
+            ("forward + backward, normref ÷ `torch.nn.RMSNorm`", f"{r['fb_over_torch_nn']:.2f}", "≤ 1",
+             _verdict(h["fb_over_torch_nn <= 1"])),
+            ("gradcheck (float64)", "passes" if r["gradcheck"] else "fails", "passes", _verdict(bool(r["gradcheck"]))),
+        ]
+        if r.get("one_row"):
+            o = r["one_row"]
+            out.append(("one row of 4096 (a decode step), inference: normref ÷ `torch.nn.RMSNorm` time",
+                        f"{1 / o['torch_over_normref']:.2f} (the blocked forward alone: {1 / o['torch_over_blocked']:.2f})",
+                        "not a budget", ""))
+    if "build" in parts:
+        b = parts["build"]
+        cold_b, warm_b = b["budgets"]["cold_s"], b["budgets"]["warm_s"]
+        worst = max(b["cold_s"])
+        others = sorted(b["cold_s"], reverse=True)[1:]
+        w = statistics.median(b["warm_s"])
+        out += [
+            ("cold full build, both languages, fresh caches: the worst of the cold builds",
+             _s(worst) + (f" (the other{'s' if len(others) > 1 else ''} {', '.join(_s(x) for x in others)})" if others else ""),
+             f"≤ {cold_b} s", _verdict(worst <= cold_b)),
+            ("warm build, no change (median of the warm builds)",
+             f"{_s(w)} (single builds {min(b['warm_s']):.1f}–{max(b['warm_s']):.1f} s)", f"≤ {warm_b} s",
+             _verdict(w <= warm_b)),
+        ]
+    if "serve" in parts:
+        v = parts["serve"]
+        m = statistics.median(v["edit_to_served_s"])
+        out.append(("edit one page under `make serve` until the served page changes (median)", f"{m:.2f} s",
+                    f"≤ {v['budget_s']:g} s", _verdict(m <= v["budget_s"])))
+    if "weight" in parts:
+        wt = parts["weight"]
+        pages = wt.get("pages") or {}
+        plain = [(k, p) for k, p in pages.items() if "ratio" in p and not p.get("math")]
+        math = [(k, p) for k, p in pages.items() if p.get("math")]
+        for k, p in plain:
+            out.append((f"page without math or widgets (`{k}`) ÷ a plain Material page of the same text",
+                        f"{p['ratio']:.3f} ({p['ours']['total'] / 1024:.1f} vs {p['plain_material']['total'] / 1024:.1f} KiB)",
+                        "≤ 1.05", _verdict(p["ratio"] <= 1.05)))
+        for k, p in math:
+            out.append((f"page with math (`{k}`), first load ÷ the same kind of plain page", f"{p['ratio']:.2f}", "≤ 2.5",
+                        _verdict(p["ratio"] <= 2.5)))
+        css = [(p["inline_css_before"], p["inline_css_after"]) for p in pages.values() if p.get("inline_css_after") is not None]
+        if css:
+            before, after = max(c[0] or 0 for c in css), max(c[1] for c in css)
+            out.append(("notebook page inline CSS (the largest)", f"{before / 1024:.0f} KiB → {after / 1024:.0f} KiB",
+                        "trimmed", _verdict(after < before)))
+        n = len(wt.get("external_requests") or [])
+        out.append(("requests to other hosts while loading pages", str(n), "0", _verdict(n == 0)))
+    return out
+
+
+def render(data: dict) -> str:
+    """The Markdown between the README's markers: the table, then where each part was measured."""
+    lines = ["| budget | measured | limit | |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows(data)]
+    lines.append("")
+    names = {"rmsnorm": "RMSNorm rows", "build": "build rows", "serve": "edit-to-reload row", "weight": "page-weight rows"}
+    for part in ("rmsnorm", "build", "serve", "weight"):
+        if part in (data.get("parts") or {}):
+            lines.append(f"- {names[part]}: {_machine(data['parts'][part]['stamp'])}.")
+    return "\n".join(lines)
+
+
+def readme_block(text: str) -> str:
+    """What the README holds between the markers (ValueError when they are missing)."""
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"README.md must hold the performance table between {BEGIN!r} and {END!r}")
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+
+
+def rendered_readme(text: str, data: dict) -> str:
+    readme_block(text)
+    head, rest = text.split(BEGIN, 1)
+    return head + BEGIN + "\n" + render(data) + "\n" + END + rest.split(END, 1)[1]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 when the README's table is not the rendered one")
+    ap.add_argument("--json", type=Path, default=PERF_JSON)
+    ap.add_argument("--readme", type=Path, default=README)
+    a = ap.parse_args(argv)
+    data = json.loads(a.json.read_text(encoding="utf-8"))
+    text = a.readme.read_text(encoding="utf-8")
+    new = rendered_readme(text, data)
+    if a.check:
+        if new != text:
+            print(f"{a.readme} disagrees with {a.json}: run python tools/perf_table.py", file=sys.stderr)
+            return 1
+        return 0
+    a.readme.write_text(new, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
