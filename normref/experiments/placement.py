@@ -511,9 +511,9 @@ def _cli_corpus(root: Path | None) -> Corpus:
         except FileNotFoundError:
             raise UsageError(f"--root: expected a clone of the site's repository (with docs/en/*.md), "
                              f"got {Path(root).resolve()}") from None
-    from ..results.placement import placement_cpu
-
-    corpus = corpus_of(placement_cpu())
+    # The committed run (normref.results.placement reads it too; importing that module here would be a cycle).
+    committed = Path(__file__).resolve().parent.parent / "results" / "placement-cpu.json"
+    corpus = corpus_of(json.loads(committed.read_text(encoding="utf-8")))
     print(f"corpus: the text the committed run trained on ({len(corpus.files)} pages of docs/en, "
           f"{len(corpus.text):,} characters, shipped in normref/results/placement-cpu.json); "
           "--root CLONE trains on a clone's pages instead")
