@@ -1,4 +1,4 @@
-"""Command line: ``python -m normref {figures,activations,bench,placement} ...``."""
+"""Command line: ``python -m normref {figures,activations,bench,placement,cache} ...``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ COMMANDS = {
     "bench": ("normref.bench", "time RMSNorm against LayerNorm on this machine"),
     "placement": ("normref.experiments.placement",
                   "train the placement lab's small language models on this machine (minutes), as JSON"),
+    "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
+                                   "take; --clear empties it"),
 }
 
 # The extra of pyproject.toml each command needs, and the modules that extra installs
