@@ -55,7 +55,7 @@ __all__ = ["Needs", "wheel_url", "extras_modules", "needs_of_source", "needs_of_
 
 # A notebook's jupytext source names the wheel with this token; the build puts
 # the site's real address in its place in the page, the .ipynb download, the
-# .py download and the committed notebooks (normsite.colab).
+# .py download and the notebooks Colab opens (normsite.colab).
 WHEEL_TOKEN = "NORMREF_WHEEL_URL"
 
 

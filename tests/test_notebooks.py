@@ -76,64 +76,55 @@ def test_install_cell_checks_importability_and_installs_models_with_no_deps():
         install.notebook_install_cell(install.Needs((), False), "de")
 
 
-# ------------------------------------------------------------------ committed notebooks
+# ------------------------------------------------------------------ the notebooks Colab opens
 
 
-def test_committed_notebooks_are_current():
-    """Edit a jupytext source and forget `make notebooks`, and this fails."""
-    assert colab.stale() == [], "run `make notebooks` and commit notebooks/"
+def test_no_notebook_with_an_address_is_committed():
+    """The notebooks Colab opens live on the colab branch the Pages workflow pushes; none is committed here,
+    and no committed file at all names the local address as a notebook's wheel."""
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True).stdout
+    assert not [f for f in tracked.splitlines() if f.endswith(".ipynb")], "commit no .ipynb: make colab makes them"
+    assert not (ROOT / "notebooks").exists() or not list((ROOT / "notebooks").rglob("*.ipynb"))
 
 
-def test_committed_notebooks_are_unexecuted_and_install_from_the_address_they_record():
+def test_written_notebooks_are_the_downloads_unexecuted_for_the_address_given(tmp_path):
+    site = "https://octo.github.io/normref-docs/"
+    written = colab.write_notebooks(site, tmp_path)
+    url = install.wheel_url(site)
+    assert written == [colab.notebook_path(lang, s) for lang, ss in colab.sources().items() for s in ss] + ["README.md"]
     for lang, srcs in colab.sources().items():
         for src in srcs:
-            data = json.loads((ROOT / colab.committed_path(lang, src)).read_text(encoding="utf-8"))
-            url = data["metadata"]["normref"]["wheel_url"]
-            assert url.startswith("http") and url.endswith(".whl")
+            text = (tmp_path / colab.notebook_path(lang, src)).read_text(encoding="utf-8")
+            assert text == colab.export(src, url), "the Colab copy is the page's .ipynb download"
+            data = json.loads(text)
+            assert data["metadata"]["normref"]["wheel_url"] == url
             assert all(not c.get("outputs") and c.get("execution_count") is None
                        for c in data["cells"] if c["cell_type"] == "code")
             first = next(c for c in data["cells"] if c["cell_type"] == "code")
-            assert f"@ {url}" in "".join(first["source"]) and install.WHEEL_TOKEN not in json.dumps(data)
+            assert f"@ {url}" in "".join(first["source"]) and install.WHEEL_TOKEN not in text
+            assert "127.0.0.1" not in text
             assert [c["id"] for c in data["cells"]] == [f"cell-{i}" for i in range(len(data["cells"]))]
+    assert site in (tmp_path / "README.md").read_text(encoding="utf-8")
 
 
-def _copy_tree(tmp: Path) -> Path:
-    for d in ("docs/zh/notebooks", "docs/en/notebooks", "notebooks"):
-        shutil.copytree(ROOT / d, tmp / d)
-    shutil.copyfile(ROOT / "mkdocs.yml", tmp / "mkdocs.yml")
-    return tmp
+@pytest.mark.parametrize("bad", ["http://127.0.0.1:8000/", "http://localhost:8000/", "http://[::1]:8000/", "", "ftp://x/"])
+def test_publishing_refuses_an_address_only_this_machine_reaches(bad, tmp_path):
+    with pytest.raises(SiteError, match="must install from the published site"):
+        colab.publish(bad, ROOT, remote=None)
 
 
-def test_stale_finds_an_edited_source_a_missing_twin_and_an_orphan(tmp_path):
-    root = _copy_tree(tmp_path)
-    assert colab.stale(root) == []
-    src = root / "docs" / "en" / "notebooks" / "formulas.py"
-    src.write_text(src.read_text(encoding="utf-8") + "\n# %%\nprint('new')\n", encoding="utf-8")
-    (root / "notebooks" / "zh" / "toll_booth.ipynb").unlink()
-    (root / "notebooks" / "zh" / "gone.ipynb").write_text("{}", encoding="utf-8")
-    problems = colab.stale(root)
-    assert any(p.startswith("notebooks/en/formulas.ipynb: stale") for p in problems), problems
-    assert any(p.startswith("notebooks/zh/toll_booth.ipynb: missing") for p in problems), problems
-    assert any(p.startswith("notebooks/zh/gone.ipynb: has no source") for p in problems), problems
-    changed = colab.write_committed("https://o.github.io/r/", root)
-    assert "notebooks/zh/gone.ipynb" in changed and colab.stale(root) == []
-
-
-def test_the_command_regenerates_and_checks(tmp_path):
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    p = subprocess.run([sys.executable, "-m", "normsite.colab", "--check"], cwd=ROOT, env=env,
-                       capture_output=True, text=True)
-    assert p.returncode == 0 and "current" in p.stdout, p.stdout + p.stderr
-
-
-def test_colab_is_offered_only_for_notebooks_made_for_this_site(tmp_path):
-    root = _copy_tree(tmp_path)
-    colab.write_committed("https://o.github.io/r/", root)
-    colab.check_for_site("https://o.github.io/r/", root)
-    with pytest.raises(SiteError, match=r"installs from https://o\.github\.io/r/wheels/.*this site's wheel is "
-                                        r"https://elsewhere\.org/wheels/.*NORMREF_SITE_URL=https://elsewhere\.org/ "
-                                        r"make notebooks"):
-        colab.check_for_site("https://elsewhere.org/", root)
+def test_make_notebooks_rewrites_only_the_install_cells(tmp_path):
+    """The first cell is generated: a source whose first cell was edited by hand gets it back."""
+    for d in ("docs/zh/notebooks", "docs/en/notebooks", "normref"):  # normref: what the cells' imports reach
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    assert install.write_install_cells(tmp_path) == []
+    src = tmp_path / "docs" / "en" / "notebooks" / "formulas.py"
+    before = src.read_text(encoding="utf-8")
+    src.write_text(before.replace("# Install normref", "# INSTALL normref", 1).replace('"matplotlib"]', '"matplotlib", "x"]'),
+                   encoding="utf-8")
+    assert install.write_install_cells(tmp_path) == ["docs/en/notebooks/formulas.py"]
+    assert src.read_text(encoding="utf-8") == before
 
 
 def test_export_fills_the_wheel_and_is_byte_stable():
@@ -157,7 +148,9 @@ def test_repo_links_from_the_workflows_variables():
     assert r.name == "octo/normref-docs" and r.edit_uri("zh") == "edit/main/docs/zh/"
     assert r.edit_uri("en") == "edit/main/docs/en/"
     assert r.colab("notebooks/en/formulas.ipynb") == \
-        "https://colab.research.google.com/github/octo/normref-docs/blob/main/notebooks/en/formulas.ipynb"
+        "https://colab.research.google.com/github/octo/normref-docs/blob/colab/notebooks/en/formulas.ipynb"
+    assert r.notebook_blob("notebooks/en/formulas.ipynb") == \
+        "https://github.com/octo/normref-docs/blob/colab/notebooks/en/formulas.ipynb"
     assert r.blob("notebooks/zh/x.ipynb") == "https://github.com/octo/normref-docs/blob/main/notebooks/zh/x.ipynb"
     assert colab.repo_from("https://github.com/octo/normref-docs.git/", "main").url == "https://github.com/octo/normref-docs"
     assert colab.repo_from("https://ghe.example.com/octo/docs", "main").colab("x.ipynb") is None  # Colab reads github.com only
