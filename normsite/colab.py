@@ -158,7 +158,7 @@ def is_local(site_url: str) -> bool:
 
 
 def _git(root: Path, *args: str, env: dict | None = None) -> str:
-    p = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env)
+    p = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise SiteError(f"git {' '.join(args)} failed: {(p.stderr or p.stdout).strip()}")
     return p.stdout.strip()
@@ -181,7 +181,8 @@ def publish(site_url: str, root: Path = ROOT, branch: str = COLAB_BRANCH, remote
         if not _git_identity(root):  # a CI runner has none configured
             env.update(GIT_AUTHOR_NAME=BOT[0], GIT_AUTHOR_EMAIL=BOT[1], GIT_COMMITTER_NAME=BOT[0],
                        GIT_COMMITTER_EMAIL=BOT[1])
-        _git(root, "--work-tree", str(files), "add", "--all", ".", env=env)
+        git_dir = _git(root, "rev-parse", "--absolute-git-dir")
+        _git(files, "--git-dir", git_dir, "--work-tree", str(files), "add", "--all", ".", env=env)
         tree = _git(root, "write-tree", env=env)
         commit = _git(root, "commit-tree", tree, "-m", f"Colab notebooks for {site_url} (from {source})", env=env)
     _git(root, "update-ref", f"refs/heads/{branch}", commit)
