@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup build serve test test-fast browser-deps figures notebooks perf pdf shots clean
+.PHONY: setup build serve test test-fast browser-deps figures notebooks colab perf pdf shots clean
 
 setup: $(STAMP)
 
@@ -69,10 +69,20 @@ browser-deps:
 figures: $(STAMP)
 	$(PY) -m normref figures --out site-figures
 
-# Regenerate notebooks/<lang>/*.ipynb (what "Open in Colab" opens) from docs/<lang>/notebooks/*.py,
-# installing from the wheel of the site at NORMREF_SITE_URL (default: mkdocs.yml's site_url).
+# Rewrite the first code cell of every docs/<lang>/notebooks/*.py as normsite.install.notebook_install_cell
+# makes it for what the notebook imports (after changing a notebook's imports; a test checks the cells).
+# No address is written anywhere: the notebooks Colab opens are made by `make colab`, in the Pages workflow.
 notebooks: $(STAMP)
-	$(PY) -m normsite.colab
+	$(PY) -m normsite.colab --install-cells
+
+# The Pages workflow's last step: the notebooks "Open in Colab" opens, made for the site at
+# NORMREF_SITE_URL and force-pushed as the one commit of the branch `colab`. It needs only numpy,
+# PyYAML, jupytext and nbformat (requirements.txt's pins; installed when missing), not torch or MkDocs.
+COLAB_PY = $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+colab:
+	@$(COLAB_PY) -c "import numpy, yaml, jupytext, nbformat" 2>/dev/null || \
+	  $(COLAB_PY) -m pip install -q --disable-pip-version-check $$(grep -iE '^(numpy|pyyaml|jupytext|nbformat)==' requirements.txt)
+	$(COLAB_PY) -m normsite.colab --publish --site-url "$(NORMREF_SITE_URL)"
 
 clean:
 	rm -rf site .cache site-figures

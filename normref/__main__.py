@@ -1,10 +1,13 @@
-"""Command line: ``python -m normref {figures,activations,bench,placement} ...``."""
+"""Command line: ``python -m normref {figures,activations,bench,placement,cache} ...``."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
+
+from .usage import UsageError, check_writable
 
 # Each command lives next to the code it drives; its module has
 # add_arguments(parser) and run(args) -> exit code. Only the chosen command's
@@ -15,17 +18,56 @@ COMMANDS = {
     "bench": ("normref.bench", "time RMSNorm against LayerNorm on this machine"),
     "placement": ("normref.experiments.placement",
                   "train the placement lab's small language models on this machine (minutes), as JSON"),
+    "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
+                                   "take; --clear empties it"),
 }
+
+# The extra of pyproject.toml each command needs, and the modules that extra installs
+# (tests/test_cli.py checks these against pyproject.toml). Checked before the command's
+# module is imported, so a missing one is one line naming the pip line, even for --help.
+NEEDS = {"figures": "figures", "activations": "models", "bench": "torch", "placement": "torch"}
+EXTRAS = {
+    "torch": ("torch",),
+    "models": ("torch", "gguf", "tokenizers", "safetensors"),
+    "plot": ("matplotlib",),
+    "figures": ("matplotlib", "mplfonts"),
+}
+
+# The options that name where a command writes: checked before any work.
+OUTPUTS = {"out": ("--out", True), "json": ("--json", False)}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with each error on one line: ``python -m normref CMD: error: ...`` (status 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def missing_extra(command: str) -> str | None:
+    """The one-line complaint when the command's extra is not installed, else None."""
+    extra = NEEDS.get(command)
+    if extra is None:
+        return None
+    missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
+    if not missing:
+        return None
+    return (f"needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not installed: "
+            f'pip install "normref[{extra}]"')
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(prog="python -m normref", description=__doc__)
+    parser = _Parser(prog="python -m normref", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     subparsers = {name: sub.add_parser(name, help=help_, description=help_) for name, (_, help_) in COMMANDS.items()}
     chosen = next((a for a in argv if not a.startswith("-")), None)
     module = None
     if chosen in COMMANDS:
+        sp = subparsers[chosen]
+        problem = missing_extra(chosen)
+        if problem:
+            sp.exit(2, f"{sp.prog}: error: {problem}\n")
         modname = COMMANDS[chosen][0]
         try:
             module = importlib.import_module(modname)
@@ -35,9 +77,22 @@ def main(argv=None) -> int:
             if e.name is None or not (modname == e.name or modname.startswith(e.name + ".")):
                 raise
             parser.error(f"command {chosen!r} is not available in this version of normref")
-        module.add_arguments(subparsers[chosen])
+        module.add_arguments(sp)
     args = parser.parse_args(argv)
-    return module.run(args)
+    sp = subparsers[args.command]
+    try:
+        from . import pool
+
+        pool.workers()  # NORMREF_WORKERS, if set, must be a positive integer
+    except ValueError as e:
+        sp.exit(2, f"{sp.prog}: error: {e}\n")
+    try:
+        for dest, (option, folder) in OUTPUTS.items():
+            if getattr(args, dest, None) is not None:
+                check_writable(args.__dict__[dest], option, folder=folder)
+        return module.run(args)
+    except UsageError as e:
+        sp.exit(2, f"{sp.prog}: error: {e}\n")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@ directly or through other modules, at the top level or inside a function
 forgotten. Change any of these and the key changes; change nothing and a warm
 build does no work. Entries are never invalidated in place, only superseded.
 
-The cache lives in ``$NORMREF_CACHE`` or ``.cache/normref`` under the current
-directory.
+The cache lives in ``$NORMREF_CACHE``; else in ``.cache/normref`` when run from
+a clone's root (the build, the tests); else in the reader's cache folder
+(``~/.cache/normref`` on Linux; :func:`user_cache_dir`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from ._registry import registered_modules
 
-__all__ = ["cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "make_key", "get", "put",
+__all__ = ["cache_dir", "user_cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "make_key", "get", "put",
            "has", "memo", "locked", "get_or_compute", "Busy", "clear", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI; "waited": lookups
@@ -46,7 +47,37 @@ PACKAGE = __name__.rpartition(".")[0]  # "normref"
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("NORMREF_CACHE", ".cache/normref"))
+    """``$NORMREF_CACHE``; else ``.cache/normref`` in a clone's root (the build and the tests run there);
+    else the reader's own cache folder (:func:`user_cache_dir`), announced on stderr when first made."""
+    given = os.environ.get("NORMREF_CACHE")
+    if given:
+        return Path(given)
+    if Path("normref", "cache.py").is_file() and Path("pyproject.toml").is_file():
+        return Path(".cache/normref")
+    folder = user_cache_dir()
+    if not folder.is_dir():
+        import sys
+
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"normref: caching results in {folder} (NORMREF_CACHE=DIR picks another folder; "
+              "`python -m normref cache --info` shows how much it holds, `--clear` empties it)", file=sys.stderr)
+    return folder
+
+
+def user_cache_dir() -> Path:
+    """The platform's per-user cache folder for normref: platformdirs' rule, written out so that
+    normref's install stays numpy and PyYAML (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux,
+    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows, each plus ``normref``)."""
+    import sys
+
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / PACKAGE
 
 
 # ---------------------------------------------------------------- the import closure

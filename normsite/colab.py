@@ -5,15 +5,16 @@
   each page gets Material's repository link and "edit this page" button: the
   edit URI points into ``docs/<lang>/``, the folder each language is built
   from. Without those variables (a local ``make build``) there are none.
-- **Committed notebooks.** Colab opens notebooks from a GitHub repository, so
-  every jupytext source ``docs/<lang>/notebooks/NAME.py`` has an unexecuted
-  twin ``notebooks/<lang>/NAME.ipynb`` at the repository root, made by
-  :func:`export` (``make notebooks``). Its first cell installs normref from the
-  wheel of the site it names; the notebook's metadata records that address, so
-  :func:`stale` can regenerate each one and compare bytes. A notebook page
-  links to Colab only when its committed twin is current and names the very
-  site being built (:func:`check_for_site`): a Colab link that installs from
-  another address would be a broken link.
+- **The notebooks Colab opens.** Colab opens notebooks from a GitHub
+  repository, so the Pages workflow (``make colab``) makes, for every jupytext
+  source ``docs/<lang>/notebooks/NAME.py``, the unexecuted
+  ``notebooks/<lang>/NAME.ipynb`` whose first cell installs normref from the
+  wheel of the site it deploys (:func:`write_notebooks`: the same text as the
+  page's .ipynb download), and force-pushes them as the one commit of the
+  branch ``colab`` (:func:`publish`). Nothing with an address is committed on
+  the main branch, and a local address is refused. Making them needs numpy,
+  PyYAML, jupytext and nbformat only: no torch, no MkDocs. A notebook page of
+  a build for a GitHub repository links to that branch.
 - **Notebook failures.** :func:`describe_failure` turns nbclient's
   CellExecutionError into one line naming the source file, the cell and the
   line of the .py file.
@@ -22,10 +23,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -33,14 +35,17 @@ from urllib.parse import urlsplit
 from . import LANGS, SiteError
 from . import install
 from .notebooks import ipynb_text
+from .wheel import wheel_name
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMITTED = "notebooks"  # notebooks/<lang>/NAME.ipynb at the repository root
+NOTEBOOKS = "notebooks"  # notebooks/<lang>/NAME.ipynb on the colab branch
+COLAB_BRANCH = "colab"  # the branch the Pages workflow force-pushes with the notebooks (make colab)
 COLAB = "https://colab.research.google.com/github"
-META_KEY = "normref"  # the metadata key under which ipynb_text records the wheel's address
+# Who commits the colab branch on a runner with no git identity: GitHub's Actions bot.
+BOT = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 
-__all__ = ["Repo", "repo_from", "sources", "committed_path", "export", "write_committed", "stale",
-           "check_for_site", "describe_failure", "checked_render", "default_site_url"]
+__all__ = ["Repo", "repo_from", "sources", "notebook_path", "export", "write_notebooks", "publish", "is_local",
+           "describe_failure", "checked_render", "default_site_url", "COLAB_BRANCH"]
 
 
 # ------------------------------------------------------------------ the repository
@@ -70,10 +75,15 @@ class Repo:
         return f"{self.url}/blob/{self.branch}/{path}"
 
     def colab(self, path: str) -> str | None:
-        """Colab's address for a notebook in this repository; None off github.com (Colab reads only there)."""
+        """Colab's address for a notebook on this repository's colab branch; None off github.com (Colab reads
+        only there)."""
         if self.host != "github.com":
             return None
-        return f"{COLAB}/{self.name}/blob/{self.branch}/{path}"
+        return f"{COLAB}/{self.name}/blob/{COLAB_BRANCH}/{path}"
+
+    def notebook_blob(self, path: str) -> str:
+        """The notebook on the colab branch, as GitHub shows it."""
+        return f"{self.url}/blob/{COLAB_BRANCH}/{path}"
 
 
 def repo_from(repo_url: str | None, branch: str | None) -> Repo | None:
@@ -90,7 +100,7 @@ def repo_from(repo_url: str | None, branch: str | None) -> Repo | None:
     return Repo(url=f"{parts.scheme}://{parts.netloc}/{path.removesuffix('.git')}", branch=branch)
 
 
-# ------------------------------------------------------------------ committed notebooks
+# ------------------------------------------------------------------ the notebooks Colab opens
 
 
 def sources(root: Path = ROOT) -> dict[str, list[Path]]:
@@ -98,13 +108,13 @@ def sources(root: Path = ROOT) -> dict[str, list[Path]]:
     return {lang: sorted((root / "docs" / lang / "notebooks").glob("*.py")) for lang in LANGS}
 
 
-def committed_path(lang: str, source: Path) -> str:
-    """notebooks/<lang>/NAME.ipynb, relative to the repository root."""
-    return f"{COMMITTED}/{lang}/{source.stem}.ipynb"
+def notebook_path(lang: str, source: Path) -> str:
+    """notebooks/<lang>/NAME.ipynb: where a notebook lies on the colab branch."""
+    return f"{NOTEBOOKS}/{lang}/{source.stem}.ipynb"
 
 
 def export(source: str | Path, wheel_url: str) -> str:
-    """The committed copy of a notebook: the site's own download (normsite.notebooks.ipynb_text) for ``wheel_url``."""
+    """The notebook Colab opens: the site's own download (normsite.notebooks.ipynb_text) for ``wheel_url``."""
     return ipynb_text(source, wheel_url)
 
 
@@ -120,80 +130,70 @@ def default_site_url(root: Path = ROOT) -> str:
     return m.group(1)
 
 
-def write_committed(site_url: str, root: Path = ROOT) -> list[str]:
-    """(Re)write notebooks/<lang>/*.ipynb for the site at ``site_url``; remove those without a source.
-
-    Returns the paths written or removed, relative to ``root``."""
-    url = install.wheel_url(site_url)
-    changed = []
-    for lang, srcs in sources(root).items():
-        folder = root / COMMITTED / lang
-        folder.mkdir(parents=True, exist_ok=True)
-        want = {committed_path(lang, s): s for s in srcs}
-        for rel, src in want.items():
-            text = export(src, url)
-            dest = root / rel
-            if not dest.is_file() or dest.read_text(encoding="utf-8") != text:
-                dest.write_text(text, encoding="utf-8")
-                changed.append(rel)
-        for old in sorted(folder.glob("*.ipynb")):
-            rel = old.relative_to(root).as_posix()
-            if rel not in want:
-                old.unlink()
-                changed.append(rel)
-    return changed
-
-
-def _recorded_url(path: Path) -> str | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))["metadata"][META_KEY]["wheel_url"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def stale(root: Path = ROOT) -> list[str]:
-    """What is wrong with the committed notebooks, one line each (empty when all are current).
-
-    Each committed notebook is regenerated for the address it records and
-    compared byte for byte, so an edit to a jupytext source that was not
-    followed by ``make notebooks`` shows up here."""
-    problems = []
-    for lang, srcs in sources(root).items():
-        want = {committed_path(lang, s): s for s in srcs}
-        for rel, src in want.items():
-            path = root / rel
-            if not path.is_file():
-                problems.append(f"{rel}: missing (made from {src.relative_to(root)})")
-                continue
-            url = _recorded_url(path)
-            if url is None:
-                problems.append(f"{rel}: no {META_KEY}.wheel_url in its metadata; not made by `make notebooks`")
-            elif path.read_text(encoding="utf-8") != export(src, url):
-                problems.append(f"{rel}: stale, differs from {src.relative_to(root)}")
-        folder = root / COMMITTED / lang
-        for extra in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
-            if extra.relative_to(root).as_posix() not in want:
-                problems.append(f"{extra.relative_to(root).as_posix()}: has no source in docs/{lang}/notebooks/")
-    return problems
-
-
-def check_for_site(site_url: str, root: Path = ROOT) -> None:
-    """The committed notebooks are current and install from this site; else SiteError saying what to run.
-
-    Called when the build offers "Open in Colab": Colab opens the committed
-    copy, so it must be the notebook the page shows, pointing at this site's wheel."""
-    problems = stale(root)
-    url = install.wheel_url(site_url)
+def write_notebooks(site_url: str, out: Path, root: Path = ROOT) -> list[str]:
+    """notebooks/<lang>/NAME.ipynb under ``out`` for every source, installing from the wheel of the site at
+    ``site_url``, and a README saying what the folder is; returns the paths written, relative to ``out``."""
+    url = install.wheel_url(site_url, wheel_name(root))
+    out = Path(out)
+    written = []
     for lang, srcs in sources(root).items():
         for src in srcs:
-            rel = committed_path(lang, src)
-            got = _recorded_url(root / rel)
-            if got is not None and got != url:
-                problems.append(f"{rel}: installs from {got}, but this site's wheel is {url}")
-    if problems:
-        raise SiteError("the committed notebooks that 'Open in Colab' opens are not this site's: "
-                        + "; ".join(problems)
-                        + f". Run `NORMREF_SITE_URL={site_url} make notebooks` and commit notebooks/.")
+            dest = out / notebook_path(lang, src)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(export(src, url), encoding="utf-8")
+            written.append(notebook_path(lang, src))
+    (out / "README.md").write_text(
+        f"# The notebooks \"Open in Colab\" opens\n\n"
+        f"Made by the Pages workflow (`make colab`) from `docs/<lang>/notebooks/*.py` for the site at\n"
+        f"{site_url}; their first cell installs normref from {url}.\n"
+        f"This branch is force-pushed on every deploy: edit the sources on the main branch, not these.\n",
+        encoding="utf-8")
+    return written + ["README.md"]
+
+
+def is_local(site_url: str) -> bool:
+    """An address only this machine can reach (127.0.0.1, localhost, ::1): never in a published notebook."""
+    host = (urlsplit(site_url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _git(root: Path, *args: str, env: dict | None = None) -> str:
+    p = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise SiteError(f"git {' '.join(args)} failed: {(p.stderr or p.stdout).strip()}")
+    return p.stdout.strip()
+
+
+def publish(site_url: str, root: Path = ROOT, branch: str = COLAB_BRANCH, remote: str | None = "origin") -> str:
+    """Commit the notebooks for ``site_url`` as the only commit of ``branch`` and force-push it to ``remote``
+    (None: no push). The repository's work tree, index and current branch are left as they are: the commit is
+    made from a folder of its own with a throwaway index. Returns the commit's id.
+
+    A local address is refused: a published notebook that installs from 127.0.0.1 works for no one."""
+    if is_local(site_url) or not re.match(r"https?://", site_url or ""):
+        raise SiteError(f"the Colab notebooks must install from the published site, got site_url {site_url!r} "
+                        "(NORMREF_SITE_URL; the Pages workflow sets it from its Pages configuration)")
+    source = _git(root, "rev-parse", "--short", "HEAD")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = Path(tmp) / "files"
+        write_notebooks(site_url, files, root)
+        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        if not _git_identity(root):  # a CI runner has none configured
+            env.update(GIT_AUTHOR_NAME=BOT[0], GIT_AUTHOR_EMAIL=BOT[1], GIT_COMMITTER_NAME=BOT[0],
+                       GIT_COMMITTER_EMAIL=BOT[1])
+        git_dir = _git(root, "rev-parse", "--absolute-git-dir")
+        _git(files, "--git-dir", git_dir, "--work-tree", str(files), "add", "--all", ".", env=env)
+        tree = _git(root, "write-tree", env=env)
+        commit = _git(root, "commit-tree", tree, "-m", f"Colab notebooks for {site_url} (from {source})", env=env)
+    _git(root, "update-ref", f"refs/heads/{branch}", commit)
+    if remote:
+        _git(root, "push", "--force", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}")
+    return commit
+
+
+def _git_identity(root: Path) -> bool:
+    return all(subprocess.run(["git", "-C", str(root), "config", key], capture_output=True).returncode == 0
+               for key in ("user.name", "user.email"))
 
 
 # ------------------------------------------------------------------ failures
@@ -258,23 +258,33 @@ def checked_render(render, src_uri: str, source: str | Path):
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m normsite.colab",
-                                description="Write notebooks/<lang>/*.ipynb from docs/<lang>/notebooks/*.py "
-                                            "(the copies that 'Open in Colab' opens).")
+                                description="The notebooks 'Open in Colab' opens, made from docs/<lang>/notebooks/*.py.")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--install-cells", action="store_true",
+                      help="rewrite each source's first code cell as normsite.install makes it (make notebooks)")
+    what.add_argument("--out", type=Path, metavar="DIR", help="write notebooks/<lang>/*.ipynb into DIR (to look at them)")
+    what.add_argument("--publish", action="store_true",
+                      help=f"commit them as the one commit of the branch {COLAB_BRANCH!r} and force-push it (make colab)")
     p.add_argument("--site-url", help="the site whose wheel the notebooks install "
                                       "(default: NORMREF_SITE_URL, else mkdocs.yml's site_url)")
-    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any committed notebook is stale")
+    p.add_argument("--remote", default="origin", help="where --publish pushes (default origin; '' for nowhere)")
     args = p.parse_args(argv)
     try:
-        if args.check:
-            problems = stale()
-            print("\n".join(problems) if problems else "notebooks/ is current")
-            return 1 if problems else 0
+        if args.install_cells:
+            changed = install.write_install_cells(ROOT)
+            print("install cells: " + (", ".join(changed) if changed else "all current"))
+            return 0
         site_url = args.site_url or default_site_url()
-        changed = write_committed(site_url)
+        if args.out:
+            written = write_notebooks(site_url, args.out)
+            print(f"wrote {len(written)} files for {site_url} into {args.out}")
+            return 0
+        commit = publish(site_url, remote=args.remote or None)
     except SiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"notebooks for {site_url}: " + (", ".join(changed) if changed else "all current"))
+    print(f"{COLAB_BRANCH} branch: {commit[:12]}, notebooks for {site_url}"
+          + (f", pushed to {args.remote}" if args.remote else ""))
     return 0
 
 

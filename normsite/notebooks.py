@@ -15,7 +15,7 @@ from pathlib import Path
 
 from normref import cache
 
-from . import SiteError, csstrim
+from . import SiteError
 
 __all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "code_closure", "execution_config", "downloads", "scrub_page",
            "stable_cell_ids"]
@@ -163,6 +163,8 @@ def scrub_page(output: str, src_uri: str) -> str:
             raise SiteError(f"{src_uri}: could not strip nbconvert's MathJax/mermaid loaders; "
                             "the notebook template changed")
     if 'class="jupyter-wrapper"' in output:
+        from . import csstrim  # tinycss2: only the build needs it (normsite.colab must not)
+
         output = csstrim.trim_html(output)
     return output
 

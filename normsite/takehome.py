@@ -57,8 +57,6 @@ class TakeHome:
         self.repo = colab.repo_from(repo_url, branch)
         if self.repo is None:
             return {"edit_uri": None, "repo_name": None}
-        if self.repo.colab("x") is not None and colab.sources(self.root)[self.lang]:
-            colab.check_for_site(zh_root, self.root)
         return {"edit_uri": self.repo.edit_uri(self.lang), "repo_name": self.repo.name}
 
     # ------------------------------------------------------------ files
@@ -71,7 +69,7 @@ class TakeHome:
         return [(wheel_mod.site_path(self.built.name), self.built.data)]
 
     def ipynb(self, notebook_path: str | Path) -> str:
-        """The download for a notebook source: the same text as the committed copy for this site."""
+        """The download for a notebook source: the same text as the copy Colab opens for this site."""
         return colab.export(notebook_path, self._url())
 
     # ------------------------------------------------------------ pages
@@ -136,8 +134,8 @@ class TakeHome:
             return None
         out = {"kernel": f"pip install {install.KERNEL}", "colab": None, "repo_ipynb": None}
         if self.repo is not None:
-            rel = colab.committed_path(self.lang, Path(src_uri))
-            out.update(colab=self.repo.colab(rel), repo_ipynb=self.repo.blob(rel))
+            rel = colab.notebook_path(self.lang, Path(src_uri))  # on the colab branch the Pages workflow pushes
+            out.update(colab=self.repo.colab(rel), repo_ipynb=self.repo.notebook_blob(rel))
         return out
 
     # ------------------------------------------------------------ after the build

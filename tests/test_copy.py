@@ -209,7 +209,10 @@ def _make_venv(path: Path, tmp: Path) -> Venv:
     env = {k: v for k, v in os.environ.items()
            if k.startswith("PIP_") or k in ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")}
     env.update(PATH=f"{path / 'bin'}:/usr/local/bin:/usr/bin:/bin", VIRTUAL_ENV=str(path),
-               PIP_CONSTRAINT=str(constraints), PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1")
+               PIP_CONSTRAINT=str(constraints), PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1",
+               # A reader's normref caches in their user cache folder (~/.cache/normref, hundreds of MB with
+               # the real models): keep the test's out of this machine's home.
+               NORMREF_CACHE=str(tmp / "reader-cache"))
     env.setdefault("LANG", "C.UTF-8")
     return Venv(path, env)
 

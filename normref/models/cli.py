@@ -6,7 +6,7 @@ Example::
         --prompt "The capital of France is" --json smollm2.json
 
 prints one row per layer and writes the whole measurement as JSON. The result
-is cached on disk (``$NORMREF_CACHE`` or ``.cache/normref``), keyed by the
+is cached on disk (``python -m normref cache --info`` says where), keyed by the
 weights file's SHA-256, the prompt and the code, so a second run does no model
 work.
 

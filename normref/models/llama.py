@@ -255,6 +255,12 @@ def load_gguf_cached(path, weights_sha256: str):
                 os.replace(tmp, weights)
                 doc = {"config": asdict(model.cfg), "info": info, "tokenizer": tok.to_str()}
                 cache.put("models", key, json.dumps(doc).encode(), ".json")
+                if folder.parent == cache.user_cache_dir():  # a reader's run, not a build's: say where the disk went
+                    import sys
+
+                    size = weights.stat().st_size + meta.stat().st_size
+                    print(f"normref: converted SmolLM2's weights to float32 once, {size / 1e6:.0f} MB in {folder} "
+                          "(`python -m normref cache --clear` removes them)", file=sys.stderr)
                 return model, tok, info
     doc = json.loads(meta.read_bytes())
     with torch.device("meta"):

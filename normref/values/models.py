@@ -94,7 +94,30 @@ def _massive_ratio_threshold() -> str:
     return f"{MASSIVE_RATIO:g}"
 
 
+def _disk_wheels() -> str:
+    """MB the two model wheels take once installed (every file of both packages), to the nearest 10."""
+    from ..models.checkpoint import MODELS, spec
+    from ..models.files import package_dir
+
+    total = sum(f.stat().st_size for m in MODELS for f in package_dir(spec(m).package, spec(m).pip).rglob("*")
+                if f.is_file())
+    return f"{round(total / 1e7) * 10}"
+
+
+def _disk_float32() -> str:
+    """MB of SmolLM2's weights converted to float32 (what normref caches, llama.load_gguf_cached), to the nearest 10."""
+    import gguf
+
+    from ..models.checkpoint import spec
+
+    n = sum(int(t.n_elements) for t in gguf.GGUFReader(spec(SMOL).weights_path).tensors)
+    return f"{round(4 * n / 1e7) * 10}"
+
+
 register({
+    # disk: the wheels, and the float32 copy the first run caches
+    "models.disk.wheels": _disk_wheels,
+    "models.disk.float32": _disk_float32,
     # configuration, read from the weights files
     **{f"models.smol.{k}": (lambda k=k: count(int(_config(SMOL)[k])))
        for k in ("n_layer", "d", "d_ff", "n_head", "n_kv_head", "head_dim", "vocab_size")},

@@ -23,11 +23,27 @@
 # %%
 # Install normref (the package that computed this page's numbers) and what this notebook
 # imports, from the site's own wheel. Skipped when they are installed already (in the
-# site's build, say, or on a second run).
+# site's build, say, or on a second run); an install that fails stops here and says why.
+import importlib
 import importlib.util
+import subprocess
+import sys
 
-if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
-    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+def pip_install(args, modules):
+    """pip install ARGS unless every module in MODULES imports; a failure raises, naming the install."""
+    if all(importlib.util.find_spec(m) is not None for m in modules):
+        return
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True)
+    importlib.invalidate_caches()
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if done.returncode != 0 or missing:
+        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.strip().splitlines()[-1:]
+        why = " ".join(errors) if done.returncode != 0 else "it ran, but " + ", ".join(missing) + " still cannot be imported"
+        raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")
+
+
+pip_install(["normref[plot,torch] @ NORMREF_WHEEL_URL"], ["normref", "matplotlib", "torch"])
 
 # %% [markdown]
 # ## One block, 2048 tokens of equal length

@@ -19,11 +19,27 @@
 
 # %%
 # 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
-# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过。
+# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过；安装失败就停在这里，说明原因。
+import importlib
 import importlib.util
+import subprocess
+import sys
 
-if any(importlib.util.find_spec(m) is None for m in ("normref", "matplotlib", "torch")):
-    # %pip install -q "normref[plot,torch] @ NORMREF_WHEEL_URL"
+
+def pip_install(args, modules):
+    """pip install ARGS unless every module in MODULES imports; a failure raises, naming the install."""
+    if all(importlib.util.find_spec(m) is not None for m in modules):
+        return
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True)
+    importlib.invalidate_caches()
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if done.returncode != 0 or missing:
+        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.strip().splitlines()[-1:]
+        why = " ".join(errors) if done.returncode != 0 else "it ran, but " + ", ".join(missing) + " still cannot be imported"
+        raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")
+
+
+pip_install(["normref[plot,torch] @ NORMREF_WHEEL_URL"], ["normref", "matplotlib", "torch"])
 
 # %% [markdown]
 # ## 证据一：初始化时每层的梯度

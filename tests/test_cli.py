@@ -1,0 +1,110 @@
+"""The command line's answer to ordinary mistakes: one line naming the parameter and what it expected,
+exit status 2, before any work (normref/__main__.py, normref/usage.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from normref import __main__ as cli
+from support import ROOT
+
+
+def _run(args, cwd=ROOT, env=None, block=(), timeout=120):
+    """python -m normref ARGS, with the modules in ``block`` made unimportable (as if not installed)."""
+    code = ("import sys\n"
+            f"for m in {list(block)!r}: sys.modules[m] = None\n"
+            "from normref.__main__ import main\n"
+            "sys.exit(main())\n")
+    full_env = dict(os.environ, **(env or {}))
+    full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT), full_env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _one_line_error(p, *needles):
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert lines[0].startswith("python -m normref ") and ": error: " in lines[0], lines[0]
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+CASES = {
+    "out-unwritable": (["figures", "--out", "/proc/x"], {}, (), ("--out", "/proc/x", "writable folder")),
+    "json-unwritable-bench": (["bench", "--quick", "--json", "/proc/x"], {}, (), ("--json", "/proc/x", "writable file")),
+    "json-unwritable-activations": (["activations", "--model", "smollm2-135m", "--prompt", "The capital", "--json",
+                                     "/proc/x/a.json"], {}, (), ("--json", "/proc/x/a.json")),
+    "json-unwritable-placement": (["placement", "--json", "/proc/x"], {}, (), ("--json", "/proc/x")),
+    "workers-abc": (["figures", "--out", "{tmp}"], {"NORMREF_WORKERS": "abc"}, (), ("NORMREF_WORKERS", "positive integer", "'abc'")),
+    "workers-0": (["bench", "--quick"], {"NORMREF_WORKERS": "0"}, (), ("NORMREF_WORKERS", "positive integer", "'0'")),
+    "dims-0": (["bench", "--dims", "0"], {}, (), ("--dims", "positive integers", "'0'")),
+    "dims-total": (["bench", "--quick", "--dims", "100"], {}, (), ("--total", "multiple of every d")),
+    "variants-bogus": (["placement", "--variants", "bogus"], {}, (), ("--variants", "subset of post, pre", "'bogus'")),
+    "steps-0": (["placement", "--steps", "0"], {}, (), ("--steps", "positive integer")),
+    "unknown-figure": (["figures", "--out", "{tmp}", "--only", "nope"], {}, (), ("--only", "unknown figure 'nope'")),
+    "no-matplotlib": (["figures", "--out", "{tmp}"], {}, ("matplotlib",), ('pip install "normref[figures]"', "matplotlib")),
+    "no-mplfonts": (["figures", "--out", "{tmp}"], {}, ("mplfonts",), ('pip install "normref[figures]"', "mplfonts")),
+    "no-torch-bench": (["bench", "--quick"], {}, ("torch",), ('pip install "normref[torch]"', "torch")),
+    "no-torch-placement-help": (["placement", "--help"], {}, ("torch",), ('pip install "normref[torch]"', "torch")),
+    "no-tokenizers": (["activations", "--model", "smollm2-135m", "--prompt", "x"], {}, ("tokenizers",),
+                      ('pip install "normref[models]"', "tokenizers")),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_mistake_is_one_line_naming_the_parameter_with_status_2(name, tmp_path):
+    args, env, block, needles = CASES[name]
+    out = tmp_path / "out"
+    p = _run([a.replace("{tmp}", str(out)) for a in args], env=env, block=block)
+    _one_line_error(p, *needles)
+    assert not out.exists() or not any(out.rglob("*")), "no work before the check"
+
+
+def test_paths_are_checked_before_any_work(tmp_path):
+    """A run that would take minutes (the full benchmark) fails at once on an unwritable --json."""
+    import time
+
+    t0 = time.perf_counter()
+    p = _run(["bench", "--json", "/proc/x"])
+    _one_line_error(p, "--json")
+    assert "machine:" not in p.stdout and time.perf_counter() - t0 < 60
+    # A writable path is left as it was found: the probe leaves no file behind.
+    ok = tmp_path / "new" / "report.json"
+    from normref.usage import check_writable
+
+    check_writable(ok, "--json")
+    assert ok.parent.is_dir() and not ok.exists()
+    existing = tmp_path / "keep.json"
+    existing.write_text("{}", encoding="utf-8")
+    check_writable(existing, "--json")
+    assert existing.read_text(encoding="utf-8") == "{}"
+
+
+def test_the_extras_named_are_pyprojects():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    for extra, modules in cli.EXTRAS.items():
+        assert sorted(modules) == sorted(r.split(">")[0].split("=")[0].strip() for r in extras[extra]), extra
+    assert set(cli.NEEDS.values()) <= set(cli.EXTRAS) and set(cli.NEEDS) <= set(cli.COMMANDS)
+
+
+def test_placement_runs_outside_a_clone_on_the_corpus_the_wheel_ships(tmp_path):
+    """No docs/en/ in the current folder: the lab trains on the committed run's own copy of the text."""
+    out = tmp_path / "lab.json"
+    p = _run(["placement", "--quick", "--variants", "pre", "--steps", "1", "--json", str(out)], cwd=tmp_path,
+             env={"NORMREF_CACHE": str(tmp_path / "cache")}, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "corpus: the text the committed run trained on" in p.stdout
+    from normref.results.placement import placement_cpu
+
+    assert json.loads(out.read_text(encoding="utf-8"))["corpus"]["sha256"] == placement_cpu()["corpus"]["sha256"]
+    # An explicit --root that is no clone says so, naming the option.
+    bad = _run(["placement", "--quick", "--root", str(tmp_path)], cwd=tmp_path)
+    _one_line_error(bad, "--root", "docs/en")
