@@ -31,7 +31,7 @@ def rc(theme: str = "light") -> dict:
     order (Post-LN first, Pre-LN second), text and grid colors, and a transparent background."""
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
-    from cycler import cycler
+    from matplotlib import cycler  # matplotlib re-exports it: the notebooks need only the plot extra
 
     p = PALETTES[theme]
     return {
