@@ -167,7 +167,7 @@ def test_notebooks_plot_in_the_figures_palette():
     turn the plots (overrides' normref.css) instead of showing white boxes."""
     import ast
 
-    from normref.figures import palette
+    import normref.figures.palette as palette
     from support import ROOT
 
     assert palette.POST_LN == palette.PALETTES["light"]["c"][0] and palette.PRE_LN == palette.PALETTES["light"]["c"][1]
