@@ -150,7 +150,7 @@ def test_many_panel_figures_say_tap_to_zoom_on_a_phone(browser, served, lang):
     with open_tab(browser, served) as tab:
         tab.page.set_viewport_size(PHONE)
         shown = {f["figure"]: f for rel in ("placement/", "real-models/") for f in _shown(tab, served, lang, rel)}
-        for name in ("fig-placement_map", "fig-placement_init", "fig-models_l2_layers"):
+        for name in ("fig-placement_map", "fig-placement_init", "fig-placement_training"):
             assert shown[name]["hint"] == hint and shown[name]["hintShown"], f"{lang} {name} on a phone: {shown[name]}"
         assert not shown["fig-models_forward_strip"]["hint"], "shown at over 1/2.4 of its size: no hint"
         tab.page.set_viewport_size(DESKTOP)
