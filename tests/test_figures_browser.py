@@ -19,7 +19,8 @@ import pytest
 
 from support import LANGS, Served, open_tab
 
-pytestmark = pytest.mark.browser
+# No module-wide browser marker: the tests that open Chromium are marked by its fixture
+# (conftest.py); the measurement's own test and the notebook palette's run in the fast tier.
 
 MIN_PX = 9.0  # the smallest text, as displayed on a desktop
 DESKTOP = {"width": 1280, "height": 900}
