@@ -19,7 +19,8 @@ import pytest
 
 from support import LANGS, Served, open_tab
 
-pytestmark = pytest.mark.browser
+# No module-wide browser marker: the tests that open Chromium are marked by its fixture
+# (conftest.py); the measurement's own test and the notebook palette's run in the fast tier.
 
 MIN_PX = 9.0  # the smallest text, as displayed on a desktop
 DESKTOP = {"width": 1280, "height": 900}
@@ -150,7 +151,7 @@ def test_many_panel_figures_say_tap_to_zoom_on_a_phone(browser, served, lang):
     with open_tab(browser, served) as tab:
         tab.page.set_viewport_size(PHONE)
         shown = {f["figure"]: f for rel in ("placement/", "real-models/") for f in _shown(tab, served, lang, rel)}
-        for name in ("fig-placement_map", "fig-placement_init", "fig-models_l2_layers"):
+        for name in ("fig-placement_map", "fig-placement_init", "fig-placement_training"):
             assert shown[name]["hint"] == hint and shown[name]["hintShown"], f"{lang} {name} on a phone: {shown[name]}"
         assert not shown["fig-models_forward_strip"]["hint"], "shown at over 1/2.4 of its size: no hint"
         tab.page.set_viewport_size(DESKTOP)
@@ -167,7 +168,7 @@ def test_notebooks_plot_in_the_figures_palette():
     turn the plots (overrides' normref.css) instead of showing white boxes."""
     import ast
 
-    from normref.figures import palette
+    import normref.figures.palette as palette
     from support import ROOT
 
     assert palette.POST_LN == palette.PALETTES["light"]["c"][0] and palette.PRE_LN == palette.PALETTES["light"]["c"][1]

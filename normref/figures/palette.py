@@ -1,7 +1,7 @@
 """The site figures' colors, for plots of your own (the site's notebooks use them).
 
     import matplotlib.pyplot as plt
-    from normref.figures import palette
+    import normref.figures.palette as palette
 
     plt.rcParams.update(palette.rc())       # the figures' look, on no background
     ax.plot(x, y, color=palette.POST_LN)    # Post-LN and Pre-LN as in every figure
@@ -31,7 +31,7 @@ def rc(theme: str = "light") -> dict:
     order (Post-LN first, Pre-LN second), text and grid colors, and a transparent background."""
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
-    from matplotlib import cycler  # matplotlib re-exports it: the notebooks need only the plot extra
+    from matplotlib import cycler  # matplotlib.cycler: the notebooks install matplotlib (the plot extra)
 
     p = PALETTES[theme]
     return {

@@ -98,7 +98,7 @@ for c, length, spectral, bound in r["rows"]:
 import matplotlib.pyplot as plt
 
 from normref.experiments.softmax import SCORES, saturation
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 

@@ -79,7 +79,7 @@ for name, v in (("||u||", aux.u), ("||RMSNorm(u)||", aux.u_in), ("||W_up u|| (no
 import matplotlib.pyplot as plt
 
 from normref.experiments.moe import u_spread
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 

@@ -66,7 +66,7 @@ for (family, norm), c in bench.pass_counts(d=256).items():
 import matplotlib.pyplot as plt
 
 from normref.results import bench_cpu
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 

@@ -55,7 +55,7 @@ import matplotlib.pyplot as plt
 from normref.experiments.models import PROMPTS
 from normref.models import measure
 from normref.models.measurement import layer_rows
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 

@@ -71,7 +71,7 @@ print("L2 of the output:", round(float(np.linalg.norm(normref.rms_norm(x))), 4),
 import matplotlib.pyplot as plt
 
 from normref.experiments.scale import scale_sweep
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 

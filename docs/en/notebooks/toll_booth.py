@@ -53,7 +53,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from normref.experiments import toll_booth as tb
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # the site figures' colors (Post-LN first, Pre-LN second), on no background
 

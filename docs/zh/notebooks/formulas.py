@@ -94,7 +94,7 @@ for c, length, spectral, bound in r["rows"]:
 import matplotlib.pyplot as plt
 
 from normref.experiments.softmax import SCORES, saturation
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 

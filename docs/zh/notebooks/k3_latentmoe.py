@@ -77,7 +77,7 @@ for name, v in (("‖u‖", aux.u), ("‖RMSNorm(u)‖", aux.u_in), ("‖W↑ u�
 import matplotlib.pyplot as plt
 
 from normref.experiments.moe import u_spread
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 

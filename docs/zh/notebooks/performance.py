@@ -62,7 +62,7 @@ for (family, norm), c in bench.pass_counts(d=256).items():
 import matplotlib.pyplot as plt
 
 from normref.results import bench_cpu
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 

@@ -56,7 +56,7 @@ import matplotlib.pyplot as plt
 from normref.experiments.models import PROMPTS
 from normref.models import measure
 from normref.models.measurement import layer_rows
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 

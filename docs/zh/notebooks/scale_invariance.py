@@ -68,7 +68,7 @@ print("输出的 L2：", round(float(np.linalg.norm(normref.rms_norm(x))), 4), "
 import matplotlib.pyplot as plt
 
 from normref.experiments.scale import scale_sweep
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 

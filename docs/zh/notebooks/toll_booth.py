@@ -51,7 +51,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from normref.experiments import toll_booth as tb
-from normref.figures import palette
+import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 
