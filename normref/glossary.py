@@ -24,7 +24,7 @@ from .bilingual import bilingual_text
 __all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "ProseException", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
 
 DATA = Path(__file__).with_name("glossary.yml")
-LANGS = ("zh", "en")
+from .bilingual import LANGS  # the one definition
 GLOSSARY_PAGE = "glossary.md"  # docs path of the glossary page, the same in both languages
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

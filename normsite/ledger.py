@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 DATA = Path(__file__).with_name("data") / "claims.yml"
-LANGS = ("zh", "en")
+from normref.bilingual import LANGS  # the one definition
 DIRECTIVE = "[[ledger]]"
 
 # The verdicts, in the order the legend lists them; the id is also the badge's CSS modifier.

@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", "--disable-sync"]
-LANGS = ("zh", "en")
+sys.path.insert(0, str(ROOT))
+from normref.bilingual import LANGS  # noqa: E402  (the one definition)
 
 
 def chromium() -> str:

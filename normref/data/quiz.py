@@ -19,7 +19,7 @@ from ..bilingual import bilingual_text
 __all__ = ["DATA", "LANGS", "LETTERS", "QUIZ", "QuizError", "load", "parse", "quiz"]
 
 DATA = Path(__file__).with_name("quiz.yml")
-LANGS = ("zh", "en")
+from ..bilingual import LANGS  # the one definition
 LETTERS = "ABCDEFGH"
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _KEYS = {"id", "prompt", "options", "answer", "explain"}

@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import cache
 from .._registry import Registry
 
-LANGS = ("zh", "en")
+from ..bilingual import LANGS  # the one definition
 THEMES = ("light", "dark")
 TEXTS = Path(__file__).with_name("figures.yml")
 TEXT_KINDS = ("alt", "caption")

@@ -23,7 +23,7 @@ from .._registry import Registry
 __all__ = ["value", "count", "register", "register_tables", "get", "names", "Column", "Table", "table", "table_names",
            "fmt", "fmt_vec"]
 
-LANGS = ("zh", "en")
+from ..bilingual import LANGS  # the one definition
 
 _REGISTRY = Registry(__name__, __path__, "value")
 _TABLES = Registry(__name__, __path__, "table")
