@@ -80,7 +80,8 @@ def _qk(ax, lang, theme):
         _arrow(ax, (x, 1.5), (x, 1.95), branch)
         _box(ax, (x, 2.25), 0.9, 0.5, "Norm", booth, booth, on_booth, lw=1.6)
         _arrow(ax, (x, 2.5), (1.375, 3.05) if name == "q" else (1.375, 3.05), branch)
-    _box(ax, (1.375, 3.4), 2.1, 0.6, "$\\hat q\\cdot\\hat k\\,/\\sqrt{d_h}$", "none", branch, fg)
+    # 11 pt: the subscript h stays >= 9 px at the width the page shows (tests/test_figures_browser.py)
+    _box(ax, (1.375, 3.4), 2.1, 0.6, "$\\hat q\\cdot\\hat k\\,/\\sqrt{d_h}$", "none", branch, fg, fontsize=11)
     _arrow(ax, (1.375, 3.7), (1.375, 4.15), branch)
     _box(ax, (1.375, 4.45), 1.5, 0.5, "softmax", "none", branch, fg)
     _arrow(ax, (xs["v"], 1.5), (xs["v"], 5.0), branch, style="-")
@@ -135,7 +136,8 @@ _PANELS = [
 
 @figure("placement_map")
 def placement_map(lang: str, theme: str):
-    fig, axes = plt.subplots(2, 4, figsize=(10.4, 7.0))
+    # Four rows of two, not two rows of four: at the page's width the labels stay >= 9 px (tests/test_figures_browser.py).
+    fig, axes = plt.subplots(4, 2, figsize=(6.4, 13.0))
     for ax, (key, zh, en) in zip(axes.flat, _PANELS):
         if key == "post":
             draw_layout(ax, theme, path_norm=True)
@@ -187,7 +189,11 @@ def placement_init(lang: str, theme: str):
     pl = _lab()
     G, S = pl.GRAD, pl.STREAM
     g = pl.grad_per_layer()
-    fig, axes = plt.subplots(1, 3, figsize=(11.0, 3.9), gridspec_kw=dict(width_ratios=[1, 0.8, 1.2]))
+    # The gradients across the top, the two streams below: at the page's width the labels stay >= 9 px
+    # (tests/test_figures_browser.py), which three panels in one row did not.
+    fig = plt.figure(figsize=(7.2, 7.6))
+    grid = fig.add_gridspec(2, 2, height_ratios=[1, 1])
+    axes = [fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])]
     ax = axes[0]
     for v in pl.VARIANTS:
         ax.plot(g["layers"], g[v].mean(0), lw=1.8, marker="o", ms=2.5, label=_label(lang, v), **style(v, theme))
@@ -212,8 +218,8 @@ def placement_init(lang: str, theme: str):
     axes[1].set_ylabel(t(lang, "√(E‖x_l‖² / E‖x₀‖²)", "√(E‖x_l‖² / E‖x₀‖²)"))
     axes[2].legend(loc="upper left", fontsize=7.5)
     h, lab = axes[0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncol=5, fontsize=8, bbox_to_anchor=(0.5, -0.01))
-    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    fig.legend(h, lab, loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.01))
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 

@@ -42,11 +42,11 @@ def _warmup_fields() -> dict:
 # ------------------------------------------------------------------ the diagram
 
 
-def _box(ax, xy, w, h, text, fc, ec, fg, lw=1.6):
+def _box(ax, xy, w, h, text, fc, ec, fg, lw=1.6, fontsize=10):
     x, y = xy
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.08",
                                 fc=fc, ec=ec, lw=lw, zorder=3))
-    ax.text(x, y, text, ha="center", va="center", color=fg, zorder=4, fontsize=10)
+    ax.text(x, y, text, ha="center", va="center", color=fg, zorder=4, fontsize=fontsize)
 
 
 def _arrow(ax, a, b, color, lw=1.6, style="-|>", rad=0.0, z=2):
