@@ -73,7 +73,7 @@ PROSE_RULES = {
     "raw TeX": re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])|\$"),
     "stray > after a quote": re.compile(r"[”\"]\s*>"),
 }
-TOOLTIP_TEX = re.compile(r"[_^]\{|\\|\$")
+TOOLTIP_TEX = re.compile(r"[_^]\{|\\|\$|(?<![A-Za-z0-9])[A-Za-z]_[A-Za-z0-9](?![A-Za-z0-9_])")  # x_{l+1}, \frac, $, and p_i
 SEARCH_TEX = re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])")
 
 
@@ -298,6 +298,7 @@ def test_clean_page_passes():
     ("<h1>标题</h1><blockquote><p>“their routing weights”&gt;（译文）</p></blockquote>", "stray > after a quote", "weights”>"),
     ("<p>开头一段。</p><h1>标题</h1>", "article does not start with its H1", "开头一段"),
     ('<h1>标题</h1><p><a class="nr-term" title="x_{l+1} = LN(x_l)">Post-LN</a></p>', "raw TeX in a tooltip", "x_{l+1}"),
+    ('<h1>标题</h1><p><a class="nr-term" title="权重 p_i 加权">路由权重</a></p>', "raw TeX in a tooltip", "p_i"),
     ('<h1>标题</h1><p><a class="nr-term" title="除以 \\sqrt{d}">RMS</a></p>', "raw TeX in a tooltip", "\\sqrt"),
 ])
 def test_each_rule_fails_on_a_crafted_page(body, rule, quoted):
