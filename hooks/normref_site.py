@@ -32,6 +32,7 @@ def on_config(config):
     site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir, config.site_dir)
     config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url, config.repo_url, config.extra.get("repo_branch"))
     config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
+    config.extra["scope"] = site.scope  # one palette key for / and /en/ (Material's extra.scope)
     site.plugins(config.plugins)  # after theirs: MkDocs runs the hooks' on_config last
     return config
 

@@ -101,8 +101,10 @@ class Site:
 
     def configure(self, site_url: str | None, repo_url: str | None = None,
                   repo_branch: str | None = None) -> tuple[str | None, dict]:
-        """(site_url, nr_i18n); ``self.repository`` then holds this build's edit_uri and repo_name."""
+        """(site_url, nr_i18n); ``self.repository`` then holds this build's edit_uri and repo_name, and
+        ``self.scope`` the preference scope both builds share (release.preference_scope)."""
         site_url, i18n = release.site_urls(self.lang, site_url)
+        self.scope = release.preference_scope(i18n["roots"])
         self.repository = self.takehome.configure(i18n["roots"]["zh"], repo_url, repo_branch)
         nb_config = cache.cache_dir().resolve() / "jupyter-config"
         self.nbconvert_hash = notebooks.execution_config(nb_config)

@@ -35,3 +35,12 @@ def site_urls(lang: str, site_url: str | None) -> tuple[str | None, dict]:
     if lang == "en":
         base = base[: -len("en/")]
     return site_url, {"lang": lang, "roots": {"zh": base, "en": base + "en/"}}
+
+
+def preference_scope(roots: dict) -> str:
+    """Material's ``extra.scope`` for both builds: the path of the Chinese root (``/``, or ``/REPO/``
+    on a project page), so the palette chosen on / is the one /en/ reads, and nothing is shared with
+    other sites on the same host."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(roots["zh"]).path or "/"

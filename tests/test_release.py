@@ -287,8 +287,15 @@ def test_every_page_has_a_description_and_open_graph_tags(site):
             url = "" if rel.as_posix() == "index" else (rel.parent.as_posix() + "/" if rel.name == "index" else rel.as_posix() + "/")
             own[url.removeprefix("./")] = _front_matter(md).get("description")
         for page in pages(site, lang):
-            head = Head(page.read_text(encoding="utf-8"))
-            want = own.get(url_path(site, lang, page)) or _site_description(lang)
+            text = page.read_text(encoding="utf-8")
+            head = Head(text)
+            url = url_path(site, lang, page)
+            if url.startswith("notebooks/"):  # no front matter: the notebook's own opening sentence
+                want = notebooks.description(text)
+                assert want and want != _site_description(lang), page
+                assert bool(re.search(r"[\u4e00-\u9fff]", want)) == (lang == "zh"), (page, want)
+            else:
+                want = own.get(url) or _site_description(lang)
             described += want != _site_description(lang)
             assert head.meta("description") == want, page
             assert head.meta("og:description") == want, page
@@ -378,3 +385,8 @@ def test_workflow_runs_only_the_readmes_make_targets():
     assert "make build" in runs
 
 
+def test_both_builds_keep_the_readers_preferences_under_the_chinese_roots_path():
+    """Material's extra.scope: / at the site's root, /REPO/ on a project page, for the en build too."""
+    for url, scope in (("https://owner.github.io/normref/", "/normref/"), ("http://127.0.0.1:8000/", "/"), (None, "/")):
+        for lang in LANGS:
+            assert release.preference_scope(release.site_urls(lang, url)[1]["roots"]) == scope, (lang, url)
