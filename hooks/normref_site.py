@@ -9,6 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # normsite: beside normref, not in the wheel
 from mkdocs.exceptions import PluginError  # noqa: E402
+from mkdocs.plugins import event_priority  # noqa: E402
 from mkdocs.structure.files import File, Files  # noqa: E402
 
 from normsite import SiteError  # noqa: E402
@@ -37,17 +38,34 @@ def on_config(config):
     return config
 
 
+class _ExecutedNotebook(File):
+    """A notebook page whose source is its executed .ipynb: still a page (MkDocs would copy a .py as a file)."""
+
+    def is_documentation_page(self) -> bool:
+        return True
+
+
+@event_priority(-50)  # after mkdocs-jupyter's on_files: a notebook page's source is its executed .ipynb
 @_fail_build
 def on_files(files: Files, config):
-    for uri, content in _state["site"].generated({f.src_uri: f.abs_src_path for f in files}, config.theme.dirs):
+    site = _state["site"]
+    for uri, content in site.generated({f.src_uri: f.abs_src_path for f in files}, config.theme.dirs):
         files.append(File.generated(config, uri, content=content))
+    # Each notebook page's source becomes its executed .ipynb (normsite.nbexec) through MkDocs' documented
+    # File.generated(abs_src_path=...), with the same src_uri: the same URL, nav entry and edit link.
+    # mkdocs-jupyter takes the page by that file (its include "*.ipynb") and only converts it.
+    for uri, executed in site.executed.items():
+        page = files.get_file_from_path(uri)
+        swapped = _ExecutedNotebook.generated(config, uri, abs_src_path=executed, inclusion=page.inclusion)
+        swapped.edit_uri = page.edit_uri
+        files.remove(page)
+        files.append(swapped)
     return files
 
 
 @_fail_build
 def on_page_markdown(markdown, page, config, files: Files):
     pages = [f.src_uri for f in files.documentation_pages()]
-    page.render = _fail_build(_state["site"].checked_render(page.render, page.file.src_uri, page.file.abs_src_path))
     return _state["site"].page_markdown(markdown, page.file.src_uri, pages, config.nav)
 
 

@@ -1,11 +1,12 @@
-"""The build's slow work, done ahead and on every core: figures and snippets of both languages.
+"""The build's slow work, done ahead and on every core: figures, snippets and notebooks of both languages.
 
 Left to the page loop, a cold build draws each figure, runs each experiment
 and each snippet one after another on one core, and the English build (a
 second process, after the Chinese one) draws its own figures the same way. So
 the first build of a run (:meth:`normsite.build.Site.generated`, Chinese first)
 asks :func:`run` for everything both languages' pages will need: every
-referenced figure in both languages and themes, and every snippet's output. The
+referenced figure in both languages and themes, every snippet's output and every
+executed notebook (:mod:`normsite.nbexec`). The
 misses go to a pool of processes, one per core (:mod:`normref.pool`, torch on
 one thread each; a cached experiment two figures need is computed once, see
 :func:`normref.cache.locked`); what is already cached costs one file check.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from normref import cache, figures, pool
 
-from . import LANGS, SiteError, directives, nbahead, snippets
+from . import LANGS, SiteError, directives, nbexec, snippets
 
 __all__ = ["Ahead", "docs_dirs", "run"]
 
@@ -36,7 +37,8 @@ class Ahead:
     figures_cached: int = 0
     snippets_run: set = field(default_factory=set)  # {name}
     snippets_cached: int = 0
-    notebooks_run: set = field(default_factory=set)  # {source path} rendered into mkdocs-jupyter's cache
+    notebooks_run: set = field(default_factory=set)  # {source path} executed into the cache (normsite.nbexec)
+    notebooks_cached: int = 0
     workers: int = 0
     cpu_s: float = 0.0
     wall_s: float = 0.0
@@ -58,12 +60,11 @@ def _run_snippet(name: str) -> bool:
     return snippets.run(name)[1]
 
 
-def run(dirs: dict[str, Path], nb_plan: nbahead.Plan | None = None, nbs: list[tuple[str, str]] = ()) -> Ahead:
-    """Draw the referenced figures of every language in ``dirs`` and run every referenced snippet, the
-    cache's misses in parallel; with ``nb_plan``, also render the notebook pages ``nbs`` ((source,
-    mkdocs-jupyter cache folder) pairs) into the plugin's cache (normsite.nbahead). An unknown figure
-    raises SiteError naming its pages; a failing snippet raises SiteError (as the page loop would); a
-    failing notebook is left to the page loop."""
+def run(dirs: dict[str, Path], notebooks: list[str | Path] = ()) -> Ahead:
+    """Draw the referenced figures of every language in ``dirs``, run every referenced snippet and
+    execute the ``notebooks`` (source paths; normsite.nbexec), the cache's misses in parallel. An
+    unknown figure raises SiteError naming its pages; a failing snippet or notebook cell raises
+    SiteError naming it."""
     known = set(figures.declared())  # from the figure modules' source: no matplotlib on a warm build
     jobs, snips = [], []
     for lang, d in dirs.items():
@@ -86,22 +87,25 @@ def run(dirs: dict[str, Path], nb_plan: nbahead.Plan | None = None, nbs: list[tu
             out.snippets_cached += 1
         else:
             snip_missing.append(name)
-    nb_missing = [(src, d) for src, d in nbs if nb_plan is not None and not nbahead.cached(nb_plan, src, d)]
+    nb_missing = [str(src) for src in dict.fromkeys(notebooks) if not nbexec.is_cached(src)]
+    out.notebooks_cached = len(dict.fromkeys(notebooks)) - len(nb_missing)
     if not fig_missing and not snip_missing and not nb_missing:
         return out
     # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
     # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
     order = figures.schedule(fig_missing)
-    tasks = ([(figures.render_task, *j) for j in order] + [(nbahead.render, nb_plan, *n) for n in nb_missing]
+    tasks = ([(figures.render_task, *j) for j in order] + [(nbexec.execute, n) for n in nb_missing]
              + [(_run_snippet, n) for n in snip_missing])
     results = pool.run(tasks)
     for task, was_hit in zip(tasks, results):
         if task[0] is _run_snippet:
             if not was_hit:
                 out.snippets_run.add(task[1])
-        elif task[0] is nbahead.render:
-            if not was_hit:
-                out.notebooks_run.add(task[2])
+        elif task[0] is nbexec.execute:
+            if was_hit:  # another process (the other language's build, a test) executed it meanwhile
+                out.notebooks_cached += 1
+            else:
+                out.notebooks_run.add(task[1])
         elif not was_hit:
             out.figures_drawn.add(tuple(task[1:]))
     out.workers, out.cpu_s, out.requeued = pool.LAST["workers"], pool.LAST["cpu_s"], pool.LAST["requeued"]

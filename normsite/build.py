@@ -4,15 +4,16 @@
 counts it reports) and has one method per step the hooks call:
 
     configure      -> this build's site_url and both languages' roots; its repository links
-    plugins        -> mkdocs-jupyter's cache and execution; the search index's per-page cache
-    generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads; the
-                      reading aids': GLightbox, the term pairs, our search worker, print/pdf.json)
+    plugins        -> mkdocs-jupyter's cache folder; the search index's per-page cache
+    generated      -> the files the build adds (the normref wheel, figures, .ipynb and .py downloads;
+                      the reading aids': GLightbox, the term pairs, our search worker, print/pdf.json);
+                      every notebook executed ahead (normsite.nbexec), ``executed`` then maps each
+                      notebook page to the executed .ipynb that mkdocs-jupyter renders
     page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
                       block next to each snippet
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked, figures made
                       zoomable, glossary headings given every name (search); notebook pages with
                       the wheel's address and heading ids that match their contents
-    checked_render -> a notebook page's renderer that names the file, cell and line when a cell fails
     post_page      -> notebook pages scrubbed, inline CSS trimmed; the print page gets every
                       chapter of the nav (normsite.printed: each page's HTML is kept from
                       page_html, and every page has its HTML before any reaches post_page)
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -40,7 +42,7 @@ from pathlib import Path
 from normref import cache, figures
 from normref import glossary as gl
 
-from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, nbahead, notebooks, printed
+from . import LANGS, SiteError, ahead, assets, cjk, directives, ledger, mathtex, nbexec, notebooks, printed
 from . import reading, release, searchcache, stepcache
 from . import quiz as site_quiz
 from . import glossary as site_glossary
@@ -89,10 +91,8 @@ class Site:
         self.ahead = ahead.Ahead()
         self.takehome = TakeHome(lang, self.docs_dir)
         self.repository: dict = {"edit_uri": None, "repo_name": None}
-        self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
         self._jieba_taught = False
-        self.nb_plan: nbahead.Plan | None = None
-        self._nb_dirs: dict = {}
+        self.executed: dict[str, str] = {}  # {notebook page's docs path: its executed .ipynb} (generated())
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
         stepcache.STATS.clear()
@@ -106,10 +106,6 @@ class Site:
         site_url, i18n = release.site_urls(self.lang, site_url)
         self.scope = release.preference_scope(i18n["roots"])
         self.repository = self.takehome.configure(i18n["roots"]["zh"], repo_url, repo_branch)
-        nb_config = cache.cache_dir().resolve() / "jupyter-config"
-        self.nbconvert_hash = notebooks.execution_config(nb_config)
-        paths = [str(nb_config)] + [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
-        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(dict.fromkeys(paths))
         return site_url, i18n
 
     def teach_jieba(self) -> None:
@@ -130,10 +126,13 @@ class Site:
 
     def plugins(self, plugins: Mapping[str, object]) -> None:
         """Set up the plugins this build drives (duck-typed, by their MkDocs names): mkdocs-jupyter's
-        cache folder and whether it executes; the search index's per-page cache (normsite.searchcache)."""
+        cache folder; the search index's per-page cache (normsite.searchcache). SiteError if
+        mkdocs-jupyter would execute notebooks itself: normsite.nbexec executes them."""
         if (nb := plugins.get("mkdocs-jupyter")) is not None:
-            nb.config["cache_dir"], nb.config["execute"] = self.notebook_cache_dir(), self.generated_work
-            self.nb_plan = nbahead.plan(nb)  # its notebooks can then be executed ahead, on the pool
+            if nb.config.get("execute") or nb.config.get("include_source"):
+                raise SiteError("mkdocs.yml: mkdocs-jupyter must have execute: false and include_source: false "
+                                "(normsite.nbexec executes the notebooks; the build adds each NAME.py download)")
+            nb.config["cache_dir"] = self.notebook_cache_dir()
         index = getattr(plugins.get("material/search") or plugins.get("search"), "search_index", None)
         if index is None:
             self.teach_jieba()
@@ -141,22 +140,12 @@ class Site:
             searchcache.cache_entries(index, (self.glossary_digest,), prepare=self.teach_jieba)
 
     def notebook_cache_dir(self) -> str:
-        """mkdocs-jupyter keys its cache by the notebook text alone; a notebook also depends on the
-        normref code it imports, so the hash of that code (the import closure of this language's
-        notebooks, found from their imports) names the folder: an edit elsewhere in normref
-        executes no notebook. So does the hash of the nbconvert configuration the runs read
-        (notebooks.execution_config). One folder per language (or the two builds evict each
-        other's entries) and per kind of build (it evicts unused entries)."""
-        return self._notebook_cache_dir(self.lang, self.docs_dir)
-
-    def _notebook_cache_dir(self, lang: str, docs_dir: Path) -> str:  # any language's (normsite.ahead fills both)
-        # Once per build and language: finding the notebooks' import closure reads each with jupytext.
-        memo_key = (lang, str(docs_dir), self.nbconvert_hash, cache.cache_dir())
-        if memo_key not in self._nb_dirs:
-            code = cache.code_hash(notebooks.code_closure(Path(docs_dir) / "notebooks"))
-            d = cache.cache_dir() / "jupyter" / lang / (code[:16] + "-" + self.nbconvert_hash)
-            self._nb_dirs[memo_key] = str(d) + ("" if self.generated_work else "-noexec")
-        return self._nb_dirs[memo_key]
+        """mkdocs-jupyter's cache of the HTML it converts a notebook into. Its key is the file's bytes,
+        and the file is an executed notebook (normsite.nbexec), itself keyed by everything it depends
+        on: so the key is complete. One folder per language (the plugin evicts the entries a build did
+        not use, so two builds sharing one would evict each other's) and per kind of build."""
+        d = cache.cache_dir().resolve() / "jupyter-html" / self.lang
+        return str(d) + ("" if self.generated_work else "-noexec")
 
     # ------------------------------------------------------------ files
 
@@ -172,13 +161,11 @@ class Site:
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
         if not self.generated_work:
-            return out
+            return out + self.notebook_downloads_files(sources)
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
-        nbs = []
-        for lang, d in dirs.items() if self.nb_plan else ():
-            folder = self.notebook_cache_dir() if lang == self.lang else self._notebook_cache_dir(lang, d)
-            nbs += [(str(f), folder) for f in sorted((Path(d) / "notebooks").glob("*.py"))]
-        done = self.ahead = ahead.run(dirs, self.nb_plan, nbs)
+        nbs = [str(f) for d in dirs.values() for f in sorted((Path(d) / "notebooks").glob("*.py"))]
+        nbs += [p for uri, p in sources.items() if notebooks.is_notebook(uri) and uri.endswith(".py") and p not in nbs]
+        done = self.ahead = ahead.run(dirs, nbs)
         self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
         for name in directives.referenced(self.docs_dir, "figure"):
             for theme in figures.THEMES:
@@ -187,7 +174,18 @@ class Site:
                 out.append((f"figures/{name}-{theme}.svg", svg))
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
+                self.executed[uri] = str(nbexec.path(path))
+        return out + self.notebook_downloads_files(sources)
+
+    def notebook_downloads_files(self, sources: Mapping[str, str]) -> list[tuple[str, str]]:
+        """Each jupytext notebook's downloads beside its page: NAME.ipynb (unexecuted) and its NAME.py source,
+        both installing from this site's wheel."""
+        out = []
+        for uri, path in sources.items():
+            if notebooks.is_notebook(uri) and uri.endswith(".py"):
+                folder = posixpath.dirname(notebooks.ipynb_uri(uri))
                 out.append((notebooks.ipynb_uri(uri), self.takehome.ipynb(path)))
+                out.append((f"{folder}/{posixpath.basename(uri)}", self.takehome.notebook_source(path)))
         return out
 
     def reading_files(self, sources: Mapping[str, str], theme_dirs: Iterable[str | Path]) -> list[tuple[str, bytes | str]]:
@@ -212,6 +210,10 @@ class Site:
             if name not in self.ahead.snippets_run:  # those are counted as run, in generated()
                 self.stats["snip_hit" if hit else "snip_miss"] += 1
 
+        if nav is not None:
+            self.reading_order = nav_titles(nav)
+        if notebooks.is_notebook(src_uri):  # its source (.ipynb or .py), which mkdocs-jupyter renders itself
+            return markdown
         if self.lang == "zh":
             markdown = cjk.join_soft_breaks(markdown)
         # The ledger and the quiz first: the ledger's reasons hold [[value: …]] directives.
@@ -226,8 +228,6 @@ class Site:
             markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
         markdown = self.takehome.page_markdown(markdown, src_uri)
         markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
-        if nav is not None:
-            self.reading_order = nav_titles(nav)
         if src_uri == printed.PRINT_PAGE:
             markdown = printed.stamp(markdown)
         if GLOSSARY_DIRECTIVE in markdown:
@@ -239,6 +239,8 @@ class Site:
     def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None, toc=None) -> str:
         """``glossary_url``: the glossary page's URL in this build, or None when it has none; ``toc``:
         the page's table of contents (MkDocs anchor links), which a notebook page's heading ids retarget."""
+        if notebooks.is_notebook(src_uri):
+            html_text = notebooks.drop_css_list(html_text)
         html_text, _ = self.takehome.notebook_headings(self.takehome.page_html(html_text, src_uri), src_uri)
         if toc is not None:
             self.retarget_toc(src_uri, toc)
@@ -290,9 +292,6 @@ class Site:
         for link, new_id in zip(links, ids):
             link.id = new_id
 
-    def checked_render(self, render, src_uri: str, source: str):
-        return colab.checked_render(render, src_uri, source) if notebooks.is_notebook(src_uri) else render
-
     def post_page(self, output: str, src_uri: str) -> str:
         output = notebooks.scrub_page(output, src_uri)
         if src_uri == printed.PRINT_PAGE:
@@ -332,14 +331,14 @@ class Site:
 
     def report(self) -> str:
         """One line: figures drawn by this build (any language: the first build draws both) and this
-        build's figures it found cached; the same for snippets; the notebooks executed ahead (both
-        languages), the pool's size, wall and CPU time (its own processes and their kernels and snippets)."""
+        build's figures it found cached; the same for snippets; the notebooks (both languages) executed
+        and found cached; the pool's size, wall and CPU time (its own processes and their kernels and snippets)."""
         s, a = self.stats, self.ahead
-        pool = (f"; {len(a.notebooks_run)} notebooks executed ahead; "
-                f"{len(a.figures_drawn) + len(a.snippets_run) + len(a.notebooks_run)} tasks on {a.workers} workers "
+        pool = (f"; {len(a.figures_drawn) + len(a.snippets_run) + len(a.notebooks_run)} tasks on {a.workers} workers "
                 f"in {a.wall_s:.1f} s, {a.cpu_s:.1f} s CPU"
                 + (f", {a.requeued} requeued" if a.requeued else "")) if a.workers else ""
         steps = stepcache.counts()
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
-                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; "
+                f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache; "
+                f"notebooks {len(a.notebooks_run)} executed, {a.notebooks_cached} from cache{pool}; "
                 f"page steps computed: {steps or 'none asked'}; {time.perf_counter() - s['t0']:.1f} s")

@@ -45,7 +45,7 @@ COLAB = "https://colab.research.google.com/github"
 BOT = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 
 __all__ = ["Repo", "repo_from", "sources", "notebook_path", "export", "write_notebooks", "publish", "is_local",
-           "describe_failure", "checked_render", "default_site_url", "COLAB_BRANCH"]
+           "describe_failure", "default_site_url", "COLAB_BRANCH"]
 
 
 # ------------------------------------------------------------------ the repository
@@ -235,22 +235,6 @@ def describe_failure(src_uri: str, source: str | Path, message: str) -> str:
                     where += f" (line {line} of {path.name})"
                 break
     return f"notebook {src_uri}{where} failed while the site was built: {last}"
-
-
-def checked_render(render, src_uri: str, source: str | Path):
-    """``render`` (mkdocs-jupyter's executing renderer of a notebook page), raising SiteError with
-    :func:`describe_failure`'s line when a cell fails (nbclient's CellExecutionError), instead of a
-    bare traceback. Other errors pass through."""
-
-    def checked(*args, **kwargs):
-        try:
-            return render(*args, **kwargs)
-        except Exception as e:
-            if type(e).__name__ != "CellExecutionError":
-                raise
-            raise SiteError(describe_failure(src_uri, source, str(e))) from e
-
-    return checked
 
 
 # ------------------------------------------------------------------ command line

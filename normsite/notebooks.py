@@ -1,8 +1,9 @@
 """Notebook pages (mkdocs-jupyter): the .ipynb download, and the page scrubbed of what we cannot ship.
 
 A notebook's source is a jupytext percent-format .py file under notebooks/;
-its page is notebooks/NAME/, and the build puts NAME.ipynb (unexecuted,
-byte-stable) beside the .py source that mkdocs-jupyter's include_source copies.
+its page is notebooks/NAME/, rendered by mkdocs-jupyter from the notebook
+executed ahead (normsite.nbexec), and the build puts NAME.ipynb (unexecuted,
+byte-stable) and NAME.py (the source, the wheel's address filled in) beside it.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from normref import cache
 
 from . import SiteError
 
-__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "code_closure", "execution_config", "downloads", "scrub_page",
-           "stable_cell_ids"]
+__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "notebook_closure", "code_closure", "downloads", "scrub_page",
+           "stable_cell_ids", "drop_css_list"]
 
 
 def is_notebook(src_uri: str) -> bool:
@@ -81,51 +82,22 @@ def _code(path: Path) -> str:
     return stepcache.cached("nbcode", (Path(path).suffix, text), compute, libs=("jupytext",))
 
 
+def notebook_closure(path: str | Path) -> tuple[str, ...]:
+    """The normref modules the notebook at ``path`` imports (their import closure): what its
+    executed output depends on besides its own text (normsite.nbexec keys it so)."""
+    try:
+        return cache.script_closure(_code(Path(path)), str(path))
+    except SyntaxError as e:
+        raise SiteError(f"notebook {path}: not valid Python: {e}") from e
+
+
 def code_closure(folder: str | Path) -> tuple[str, ...]:
-    """The normref modules the notebooks under ``folder`` import (their import closure): what
-    their executed output depends on besides their own text."""
+    """The normref modules the notebooks under ``folder`` import (the union of notebook_closure)."""
     found: set[str] = set()
     for nb in sorted(Path(folder).rglob("*")):
         if nb.suffix in (".py", ".ipynb") and nb.is_file():
-            try:
-                found.update(cache.script_closure(_code(nb), str(nb)))
-            except SyntaxError as e:
-                raise SiteError(f"notebook {nb}: not valid Python: {e}") from e
+            found.update(notebook_closure(nb))
     return tuple(sorted(found))
-
-
-COALESCE = "nbconvert.preprocessors.CoalesceStreamsPreprocessor"
-EXECUTE = "nbconvert.preprocessors.ExecutePreprocessor"
-
-
-def execution_config(folder: str | Path) -> str:
-    """Write the nbconvert configuration the build's notebook runs read; return its short hash.
-
-    A cell's printed text reaches nbconvert in as many stream messages as the
-    kernel happened to flush, and each becomes its own output block on the
-    page: on a busy machine one print loop came out as two blocks, and two
-    builds of one commit differed. nbconvert can merge consecutive stream
-    outputs (CoalesceStreamsPreprocessor), but by default it runs that step
-    before it executes the notebook; here it runs right after. mkdocs-jupyter
-    loads the user's nbconvert configuration (NbConvertApp.load_config_file),
-    so the caller points JUPYTER_CONFIG_PATH at ``folder``. The hash belongs in
-    the notebook cache's key: pages rendered otherwise must not be reused."""
-    import hashlib
-
-    from nbconvert.exporters.exporter import Exporter
-
-    order = [p for p in Exporter().default_preprocessors if p != COALESCE]
-    if EXECUTE not in order:
-        raise SiteError(f"nbconvert's default preprocessors no longer include {EXECUTE}; see normsite/notebooks.py")
-    order.insert(order.index(EXECUTE) + 1, COALESCE)
-    text = json.dumps({"Exporter": {"default_preprocessors": order},
-                       "CoalesceStreamsPreprocessor": {"enabled": True}}, indent=1, sort_keys=True) + "\n"
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / "jupyter_nbconvert_config.json"
-    if not target.is_file() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def downloads(src_uri: str) -> dict | None:
@@ -144,6 +116,18 @@ _MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuratio
 _MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>', re.S)
 # nbconvert writes each cell's id into the page; jupytext's cells get random ones.
 _CELL_ID = re.compile(r"cell-id=([A-Za-z0-9_-]+)")
+
+
+# mkdocs-jupyter (0.26) appends to the page of an .ipynb notebook (never of a .py one) a second
+# <style> block holding the Python repr of a list of the CSS its template has already inlined:
+# "['pre { line-height: 125%; }\\n…']". It is no stylesheet, and a page executed ahead (normsite.nbexec)
+# must read as one rendered from its .py source did; it is always the content's last element.
+_CSS_LIST = re.compile(r"\n[ \t]*<style>\s*\[(?:'.*'|\".*\")?\]\s*</style>\s*\Z", re.S)
+
+
+def drop_css_list(content: str) -> str:
+    """A notebook page's content without the stray list-of-CSS <style> that mkdocs-jupyter appends to an .ipynb's."""
+    return _CSS_LIST.sub("", content)
 
 
 def stable_cell_ids(output: str) -> str:

@@ -6,15 +6,16 @@ them from its own steps (nothing here needs MkDocs):
     configure      -> this build's wheel address, repository links (edit URI, repo name)
     files          -> the wheel (Chinese build; the English pages link to the same file)
     ipynb          -> a notebook's .ipynb download, installing from this site's wheel
+    notebook_source -> a notebook's .py download (its jupytext source), installing from this site's wheel
     page_markdown  -> [[install: …]] expanded; an install block put next to every snippet
     page_html      -> a notebook page with the site's wheel address in its install cell
     notebook_headings -> a notebook page's heading ids, the same on the page and in its table of contents
     notebook_links -> a notebook page's "Open in Colab" and repository links (or none)
-    post_build     -> the .py downloads filled in; the wheel present; no token left anywhere
+    post_build     -> the wheel present; no token left anywhere
 
-The build also sets NORMREF_SITE_BUILD=1 for the notebook kernels it starts,
-so a cell can skip what would make two builds differ (the performance
-notebook's timing).
+The notebooks' kernels run with NORMREF_SITE_BUILD=1 (normsite.nbexec; the
+build's own process sets it too), so a cell can skip what would make two builds
+differ (the performance notebook's timing).
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ class TakeHome:
     def ipynb(self, notebook_path: str | Path) -> str:
         """The download for a notebook source: the same text as the copy Colab opens for this site."""
         return colab.export(notebook_path, self._url())
+
+    def notebook_source(self, notebook_path: str | Path) -> str:
+        """The .py download beside a notebook's page: its jupytext source, installing from this site's wheel."""
+        return install.fill_wheel_url(Path(notebook_path).read_text(encoding="utf-8"), self._url())
 
     # ------------------------------------------------------------ pages
 
@@ -142,12 +147,6 @@ class TakeHome:
 
     def post_build(self, site_dir: str | Path) -> None:
         site = Path(site_dir)
-        # mkdocs-jupyter's include_source copies the jupytext source as it is in docs/.
-        for src in sorted((self.docs_dir / "notebooks").glob("*.py")):
-            copied = site / "notebooks" / src.stem / src.name
-            if copied.is_file():
-                copied.write_text(install.fill_wheel_url(copied.read_text(encoding="utf-8"), self._url()),
-                                  encoding="utf-8")
         zh_site = site if self.lang == "zh" else (site.parent if site.name == "en" else None)
         if zh_site is not None:
             wheel_mod.check_published(zh_site, self.wheel_name)

@@ -1,0 +1,136 @@
+"""Notebooks executed with nbclient into normref's cache, keyed by their content: what the notebook pages show.
+
+A notebook is a jupytext percent-format .py file (docs/<lang>/notebooks/NAME.py).
+:func:`execute` runs it in a fresh kernel with nbclient, as sphinx-gallery runs
+its examples: in the notebook's own folder, with ``NORMREF_SITE_BUILD=1`` (a
+cell may skip what would make two builds differ) and this repository first on
+the kernel's path (so the normref it imports is the one the key hashed). Each
+cell's consecutive stream outputs are then merged (nbconvert's
+CoalesceStreamsPreprocessor): a print loop that a busy kernel flushed in two
+messages must not make two builds differ. The executed .ipynb is stored under
+:func:`key`, which covers
+
+- the notebook's text;
+- the source of the normref modules its code imports, directly or not
+  (normref.cache.script_closure, the recipe figures and snippets use), and of this module;
+- the versions of normref.cache's libraries and of the Jupyter stack that runs it.
+
+So a warm build executes nothing, and an edit to normref code a notebook does
+not import executes no notebook. The MkDocs build then hands mkdocs-jupyter the
+stored .ipynb with ``execute: false`` (hooks/normref_site.py): the plugin only
+converts it to HTML, through its documented options.
+
+A failing cell raises SiteError naming the notebook, the code cell and the line
+of the .py file (normsite.colab.describe_failure). Nothing here needs MkDocs or
+the build's state: :func:`execute` runs in a pool worker (normsite.ahead) or in
+any other process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from normref import cache
+
+from . import SiteError
+
+__all__ = ["KIND", "key", "path", "is_cached", "execute", "LIBS", "TIMEOUT_S"]
+
+KIND = "notebooks"  # the cache folder: KIND/KEY/NAME.ipynb
+LIBS = ("nbclient", "nbconvert", "nbformat", "jupytext", "ipykernel", "jupyter-client")  # the runner's versions
+TIMEOUT_S = 600  # per cell: a cell that hangs fails the build instead of holding it forever
+ROOT = Path(__file__).resolve().parent.parent  # the repository: first on the kernel's path
+
+
+def _own_source() -> bytes:
+    return Path(__file__).read_bytes()
+
+
+def key(source: str | Path) -> str:
+    """The cache key of the notebook at ``source`` executed (see the module's docstring)."""
+    from . import notebooks
+
+    source = Path(source)
+    text = source.read_bytes()
+    modules = notebooks.notebook_closure(source)
+    params = (hashlib.sha256(text).hexdigest(), hashlib.sha256(_own_source()).hexdigest(),
+              cache.versions_hash(LIBS), TIMEOUT_S)
+    return cache.make_key(KIND, source.name, params, modules)
+
+
+def path(source: str | Path, k: str | None = None) -> Path:
+    """Where the executed notebook of ``source`` is stored (whether or not it is there yet)."""
+    source = Path(source)
+    return cache.cache_dir().resolve() / KIND / (k or key(source)) / f"{source.stem}.ipynb"
+
+
+def is_cached(source: str | Path) -> bool:
+    return path(source).is_file()
+
+
+def _name(source: Path) -> str:
+    """The notebook as a message names it: its path in the repository (docs/en/notebooks/x.py) when it is in it."""
+    try:
+        return source.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(source)
+
+
+def _run(source: Path) -> str:
+    """Execute the notebook at ``source``; its .ipynb text, outputs merged."""
+    import jupytext
+    import nbclient
+    import nbformat
+    from nbclient.exceptions import CellExecutionError
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    from . import colab
+
+    nb = jupytext.reads(source.read_text(encoding="utf-8"), fmt="py:percent")
+    for i, cell in enumerate(nb.cells):  # nbformat gives new cells random ids: number them (byte-stable)
+        cell["id"] = f"cell-{i}"
+    kernel = (nb.metadata.get("kernelspec") or {}).get("name") or "python3"
+    env = dict(os.environ, NORMREF_SITE_BUILD="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    client = nbclient.NotebookClient(nb, kernel_name=kernel, timeout=TIMEOUT_S, allow_errors=False,
+                                     record_timing=False, resources={"metadata": {"path": str(source.parent)}})
+    try:
+        client.execute(env=env)
+    except CellExecutionError as e:
+        raise SiteError(colab.describe_failure(_name(source), source, str(e))) from None
+    except Exception as e:  # a kernel that dies or a cell that times out: still name the notebook
+        raise SiteError(f"notebook {_name(source)} could not be executed: {type(e).__name__}: {e}") from None
+    nb, _ = CoalesceStreamsPreprocessor(enabled=True).preprocess(nb, {})
+    return nbformat.writes(nb) + "\n"
+
+
+def execute(source: str | Path) -> bool:
+    """Execute the notebook at ``source`` into the cache unless it is there; True if it was there already.
+    A failing cell raises SiteError naming the notebook, the code cell and the line. Another process
+    executing the same notebook is waited for (or, in a pool worker, the task is requeued: cache.locked)."""
+    source = Path(source)
+    if not source.is_file():
+        raise SiteError(f"notebook {source} not found")
+    k = key(source)
+    target = path(source, k)
+    if target.is_file():
+        return True
+    with cache.locked(KIND, k):
+        if target.is_file():  # another process executed it while this one waited
+            return True
+        text = _run(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")  # write, then rename: never a torn entry
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    return False
+
+
+if __name__ == "__main__":  # python -m normsite.nbexec NOTEBOOK.py ...: execute into the cache, print where
+    import sys
+
+    for arg in sys.argv[1:]:
+        hit = execute(arg)
+        print(f"{path(arg)} ({'cached' if hit else 'executed'})")
