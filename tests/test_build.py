@@ -154,6 +154,9 @@ def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, site_bui
     proc = site_builder(tmp_path / "again", site_url=site_url)
     for lang in LANGS:
         assert re.search(rf"normref \[{lang}\]: figures 0 rendered, \d+ from cache; snippets 0 run", proc.stderr), proc.stderr
+        # Notebooks (normsite.nbexec): every one of both languages found executed in the cache, none run.
+        nbs = re.search(rf"normref \[{lang}\]: .*; notebooks (\d+) executed, (\d+) from cache", proc.stderr)
+        assert nbs and int(nbs[1]) == 0 and int(nbs[2]) == len(list(ROOT.glob("docs/*/notebooks/*.py"))) > 0, proc.stderr
         # Page steps (math, term links, the print edition) are counted in the log: none recomputed.
         steps = re.search(rf"normref \[{lang}\]: .*page steps computed: ([^;]+);", proc.stderr)
         assert steps, proc.stderr

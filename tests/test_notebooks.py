@@ -1,5 +1,6 @@
 """Notebooks: one per content page in both languages, their install cell, the committed twins Colab opens,
-the repository links (normsite.colab), and how a failing cell is reported."""
+the repository links (normsite.colab), their execution ahead into the cache (normsite.nbexec), and how a
+failing cell is reported."""
 
 from __future__ import annotations
 
@@ -208,31 +209,101 @@ def test_a_failing_cell_is_named_by_file_cell_and_line(tmp_path):
                    "was built: NameError: name 'not_defined' is not defined"), msg
 
 
-def test_a_notebook_pages_renderer_turns_a_failing_cell_into_a_site_error(tmp_path):
-    from nbclient.exceptions import CellExecutionError
+def test_a_failing_cell_fails_the_execution_naming_notebook_cell_and_line_and_caches_nothing(tmp_path, monkeypatch):
+    from normsite import nbexec
 
-    from normsite import SiteError
-    from normsite.build import Site
-
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
     src = tmp_path / "broken.py"
     src.write_text(BROKEN, encoding="utf-8")
+    line = BROKEN.splitlines().index("z = y + not_defined") + 1
+    with pytest.raises(SiteError) as info:
+        nbexec.execute(src)
+    assert str(info.value) == (f"notebook {src}, code cell 2 (line {line} of broken.py) failed while the site was "
+                               "built: NameError: name 'not_defined' is not defined"), info.value
+    assert not nbexec.path(src).exists() and not list((tmp_path / "cache").rglob("*.ipynb"))
 
-    def render(config, files):  # what mkdocs-jupyter installs on a notebook page
-        raise CellExecutionError("An error occurred while executing the following cell:\n------------------\n"
-                                 "y = x + 1\nz = y + not_defined\n------------------\n\nCell In[2], line 2\n"
-                                 "NameError: name 'not_defined' is not defined", "NameError", "x")
 
-    checked = colab.checked_render(render, "notebooks/broken.py", src)
-    with pytest.raises(SiteError, match=r"notebooks/broken\.py, code cell 2 \(line 17 of broken\.py\)"):
-        checked(None, None)
+def test_a_notebook_is_executed_once_into_the_cache_with_its_outputs_merged(tmp_path, monkeypatch):
+    """A real kernel, in the notebook's folder, with NORMREF_SITE_BUILD=1; a print loop's outputs are one
+    block; the second call finds the entry (a warm build executes nothing); another text, another entry."""
+    import nbformat
+
+    from normsite import nbexec
+
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "ok.py"
+    (tmp_path / "here.txt").write_text("beside the notebook", encoding="utf-8")
+    src.write_text(BROKEN.replace("z = y + not_defined", "import os, sys\nfor i in range(3):\n"
+                                  "    print(i, flush=True)\nprint(open('here.txt').read(), os.environ['NORMREF_SITE_BUILD'])"),
+                   encoding="utf-8")
+    assert nbexec.execute(src) is False and nbexec.is_cached(src)
+    nb = nbformat.reads(nbexec.path(src).read_text(encoding="utf-8"), as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert [o.get("text") for o in outputs] == ["0\n1\n2\nbeside the notebook 1\n"], outputs
+    assert [c.id for c in nb.cells] == [f"cell-{i}" for i in range(len(nb.cells))]
+    assert nbexec.execute(src) is True
+    src.write_text(src.read_text(encoding="utf-8") + "\n# %%\nprint(4)\n", encoding="utf-8")
+    assert not nbexec.is_cached(src)
+
+
+def test_the_executed_notebooks_key_follows_the_normref_code_it_imports(tmp_path):
+    """An edit to a module the notebook imports (through another, here) re-executes it; an edit elsewhere does not."""
+    from normref import cache
+    from normsite import nbexec
+
+    src = tmp_path / "nb.py"
+    src.write_text("# %%\nfrom normref.experiments.scale import scale_sweep\n", encoding="utf-8")
+    before = nbexec.key(src)
+    original = cache._module_source
+
+    def edited(module):
+        return lambda m: original(m) + (b"\n# edited" if m == module else b"")
+
+    try:
+        cache._module_source = edited("normref.figures")  # not imported by the notebook
+        cache.clear()
+        assert nbexec.key(src) == before
+        cache._module_source = edited(next(m for m in notebooks_closure(src) if m != "normref.experiments.scale"))
+        cache.clear()
+        assert nbexec.key(src) != before
+    finally:
+        cache._module_source = original
+        cache.clear()
+    assert nbexec.key(src) == before
+
+
+def notebooks_closure(src):
+    from normsite import notebooks
+
+    return notebooks.notebook_closure(src)
+
+
+def test_mkdocs_jupyter_must_not_execute_or_copy_sources():
+    """The notebooks are executed ahead (normsite.nbexec) and their downloads added by the build: a config
+    that lets the plugin execute (or copy the raw source with the wheel's token) fails the build."""
+    from normsite.build import Site
+
+    class Plugin:
+        def __init__(self, **config):
+            self.config = {"include": ["*.ipynb"], "cache_dir": ".cache", **config}
+
     site = Site("en", ROOT / "docs" / "en")
-    assert site.checked_render(render, "index.md", "x") is render, "only notebook pages are wrapped"
+    for bad in ({"execute": True}, {"include_source": True}):
+        with pytest.raises(SiteError, match="execute: false and include_source: false"):
+            site.plugins({"mkdocs-jupyter": Plugin(**bad)})
+    ok = Plugin(execute=False, include_source=False)
+    site.plugins({"mkdocs-jupyter": ok})
+    assert ok.config["cache_dir"] == site.notebook_cache_dir()
 
-    def other(config, files):
-        raise KeyError("not a cell")
 
-    with pytest.raises(KeyError):
-        colab.checked_render(other, "notebooks/broken.py", src)(None, None)
+def test_the_css_list_mkdocs_jupyter_appends_to_an_ipynb_page_is_dropped():
+    from normsite import notebooks
+
+    body = '<div class="jupyter-wrapper">\n<style>pre { x: 1 }</style>\n</div> <!-- jupyter-wrapper -->\n'
+    appended = body + "\n        <style>\n        ['pre { line-height: 125%; }\\n.highlight-ipynb .c { x }']\n        </style>\n        "
+    assert notebooks.drop_css_list(appended) == body
+    assert notebooks.drop_css_list(body) == body  # a .py notebook's page, and real style blocks, stay
+    assert notebooks.drop_css_list(body + "<style>[data-x] { y: 1 }</style>") == body + "<style>[data-x] { y: 1 }</style>"
 
 
 # ------------------------------------------------------------------ the execution cache's key
@@ -243,10 +314,8 @@ def _percent(cell: str) -> str:
     return "\n".join(ln.replace("%", "# %", 1) if ln.lstrip().startswith("%") else ln for ln in cell.splitlines())
 
 
-def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbconvert_configuration(tmp_path):
-    from normref import cache
+def test_a_notebooks_import_closure_is_found_from_its_code(tmp_path):
     from normsite import notebooks
-    from normsite.build import Site
 
     folder = tmp_path / "notebooks"
     folder.mkdir()
@@ -256,15 +325,10 @@ def test_the_notebook_cache_is_keyed_by_the_notebooks_import_closure_and_the_nbc
                                   encoding="utf-8")
     closure = notebooks.code_closure(folder)
     assert "normref.experiments.scale" in closure and "normref.figures" not in closure, closure
+    assert notebooks.notebook_closure(folder / "nb.py") == closure
     (folder / "bad.py").write_text("# %%\nif True:\nprint(1)\n", encoding="utf-8")
     with pytest.raises(SiteError, match=r"bad\.py: not valid Python"):
         notebooks.code_closure(folder)
-
-    site = Site("en", ROOT / "docs" / "en")
-    site.nbconvert_hash = notebooks.execution_config(tmp_path / "config")
-    code = cache.code_hash(notebooks.code_closure(ROOT / "docs" / "en" / "notebooks"))
-    name = Path(site.notebook_cache_dir()).name.removesuffix("-noexec")
-    assert name == f"{code[:16]}-{site.nbconvert_hash}"
 
 
 # ------------------------------------------------------------------ the first cell, when the install fails
