@@ -161,7 +161,7 @@ class Site:
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
         if not self.generated_work:
-            return out + self.notebook_downloads_files(sources)
+            return out + self.notebook_files(sources)
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
         nbs = [str(f) for d in dirs.values() for f in sorted((Path(d) / "notebooks").glob("*.py"))]
         nbs += [p for uri, p in sources.items() if notebooks.is_notebook(uri) and uri.endswith(".py") and p not in nbs]
@@ -175,9 +175,9 @@ class Site:
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
                 self.executed[uri] = str(nbexec.path(path))
-        return out + self.notebook_downloads_files(sources)
+        return out + self.notebook_files(sources)
 
-    def notebook_downloads_files(self, sources: Mapping[str, str]) -> list[tuple[str, str]]:
+    def notebook_files(self, sources: Mapping[str, str]) -> list[tuple[str, str]]:
         """Each jupytext notebook's downloads beside its page: NAME.ipynb (unexecuted) and its NAME.py source,
         both installing from this site's wheel."""
         out = []
