@@ -33,7 +33,7 @@ ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 def problem(message: str) -> PydanticCustomError:
     """A validation error whose message is used as written (no 'Value error, ' prefix)."""
-    return PydanticCustomError("normref", message.replace("{", "{{").replace("}", "}}"))
+    return PydanticCustomError("normref", message)  # no context: the message is not formatted
 
 
 class Model(BaseModel):
@@ -46,7 +46,7 @@ class Model(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _a_mapping(cls, data: Any) -> Any:
+    def _declared_keys(cls, data: Any) -> Any:
         keys = list(cls.model_fields)
         if not isinstance(data, dict):
             raise problem(f"expected a mapping with the keys {', '.join(keys)}, got {type(data).__name__}")

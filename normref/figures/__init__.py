@@ -181,7 +181,7 @@ class _TextsFile(schema.Model):
 
     @field_validator("figures", mode="before")
     @classmethod
-    def _a_mapping(cls, value):
+    def _figures_mapping(cls, value):
         if not isinstance(value, dict):
             raise schema.problem(f"must be a mapping {{figure name: {{alt, caption}}}}, got {type(value).__name__}")
         return value

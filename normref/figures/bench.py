@@ -25,6 +25,7 @@ FAMILY_LABEL = {
     "compiled": ("torch.compile", 4),
     "normref": ("normref", 0),
 }
+MODE_LABEL = {"forward": "forward", "forward+backward": "forward + backward"}
 NORM_STYLE = {"rms": "-", "ln": "--"}
 
 
@@ -115,7 +116,7 @@ def bench_roofline(lang: str, theme: str):
         ax.set_yticklabels(labels, fontsize=8)
         ax.xaxis.set_major_formatter(PercentFormatter())
         ax.set_xlim(0, max(115, max(vals) + 20))
-        ax.set_title(t(lang, mode.replace("+", " + ")), fontsize=10)
+        ax.set_title(t(lang, MODE_LABEL[mode]), fontsize=10)
         ax.set_xlabel(t(lang, "share of the copy bandwidth"))
         ax.grid(axis="y", visible=False)
     fig.suptitle(t(lang, "How close to the roofline (d = {{d}})", d=d), fontsize=11)
