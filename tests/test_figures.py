@@ -193,12 +193,10 @@ def test_rendered_cjk_finds_a_label_and_skips_docstrings(tmp_path):
 
 
 def test_labels_come_from_figures_yml_in_chinese_and_from_the_code_in_english():
-    from normref.figures import _style
-
-    t = _style.labels("normref.figures.basics")
+    t = figures.labels("normref.figures.basics")
     assert t("en", "L2 length") == "L2 length"
     assert t("zh", "L2 length") == figures.texts()["labels"]["basics"]["L2 length"] == "L2 长度"
-    tb = _style.labels("normref.figures.s_curve")
+    tb = figures.labels("normref.figures.s_curve")
     assert tb("en", "tanh fit, R² = {{r2_tanh:.3f}}", r2_tanh=0.98765) == "tanh fit, R² = 0.988"
     assert tb("zh", "tanh fit, R² = {{r2_tanh:.3f}}", r2_tanh=0.98765) == "tanh 拟合，R² = 0.988"
     with pytest.raises(figures.FigureTextError, match=r"no Chinese for the label 'no such label' of figures/basics.py"):

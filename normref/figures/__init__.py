@@ -33,7 +33,7 @@ TEXTS = Path(__file__).with_name("figures.yml")
 TEXT_KINDS = ("alt", "caption")
 
 __all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
-           "check_texts", "label", "labels_of", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key",
+           "check_texts", "label", "labels", "labels_of", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key",
            "declared", "module_of"]
 
 
@@ -144,12 +144,7 @@ _PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
 
 
 
-def _trimmed(value):
-    """Figure texts keep their line breaks' paragraphs: only stripped (the YAML folds the lines)."""
-    return schema._bilingual("paragraphs")(value)
-
-
-_FigText = Annotated[dict[str, str], BeforeValidator(_trimmed)]
+_FigText = schema.Paragraphs  # {zh, en}, only stripped (the YAML folds the lines)
 
 
 class _FigureEntry(schema.Model):
@@ -221,6 +216,17 @@ def label(module: str, lang: str, en: str, fields: Mapping) -> str:
         return format(fields[m.group(1)], m.group(2) or "")
 
     return _PLACEHOLDER.sub(one, text)
+
+
+def labels(module: str):
+    """The label function of a figure module: ``t(lang, "English label", **fields)`` gives the
+    label in ``lang``; the Chinese is in figures.yml under ``labels: {module's short name}``.
+    ``{{field}}`` or ``{{field:spec}}`` in a label is filled from ``fields``."""
+
+    def t(lang: str, en: str, /, **fields) -> str:
+        return label(module, lang, en, fields)
+
+    return t
 
 
 def labels_of(modules) -> dict:

@@ -27,19 +27,6 @@ def _register_cjk_font() -> None:
         font_manager.fontManager.addfont(str(path))
 
 
-def labels(module: str):
-    """The label function of a figure module: ``t(lang, "English label", **fields)`` gives the
-    label in ``lang``; the Chinese is in figures.yml under ``labels: {module's short name}``.
-    ``{{field}}`` or ``{{field:spec}}`` in a label is filled from ``fields``."""
-
-    def t(lang: str, en: str, /, **fields) -> str:
-        from . import label
-
-        return label(module, lang, en, fields)
-
-    return t
-
-
 def colors(theme: str) -> list[str]:
     return PALETTES[theme]["c"]
 

@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from . import figure
-from ._style import PALETTES, colors, labels
+from . import figure, labels
+from ._style import PALETTES, colors
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 

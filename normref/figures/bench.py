@@ -10,8 +10,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, PercentFormatter
 
-from . import figure
-from ._style import PALETTES, colors, labels
+from . import figure, labels
+from ._style import PALETTES, colors
 from ..results import bench_cpu
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ._style import PALETTES, colors, labels
+from . import labels
+from ._style import PALETTES, colors
 from ..experiments.layer_drop import layer_drop
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)

@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from . import figure
-from ._style import PALETTES, colors, labels
+from . import figure, labels
+from ._style import PALETTES, colors
 from ..experiments.models import PROMPTS, run
 from ..models.measurement import layer_rows
 

@@ -7,8 +7,8 @@ import matplotlib.ticker as mticker
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from . import figure
-from ._style import PALETTES, colors, labels
+from . import figure, labels
+from ._style import PALETTES, colors
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 

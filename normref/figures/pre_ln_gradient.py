@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-from . import figure
-from ._style import colors, labels
+from . import figure, labels
+from ._style import colors
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 

@@ -12,7 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from ._style import PALETTES, colors, labels
+from . import labels
+from ._style import PALETTES, colors
 from ..experiments.s_curve import s_curve
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)

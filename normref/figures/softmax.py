@@ -5,8 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import figure
-from ._style import PALETTES, colors, labels
+from . import figure, labels
+from ._style import PALETTES, colors
 from ..experiments.softmax import LABELS, SHOWN_SCALES, saturation
 
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
