@@ -285,7 +285,7 @@ def _fail(source: str, errors: list[str]) -> GlossaryError:
 def parse(raw, source: str = "glossary data") -> Glossary:
     """Validate already-parsed YAML (a dict) and build the Glossary. Collects all problems, then raises.
 
-    Each entry is checked by its schema (``normref.schema``); what is checked here relates
+    Each entry is checked by its schema (``normref.schema``); the checks below relate
     entries to each other: unique ids and spellings, see-also targets, groups, jieba parts."""
     errors: list[str] = []
     top = schema.validate(_GlossaryData, raw, source, {}, errors)
@@ -293,21 +293,37 @@ def parse(raw, source: str = "glossary data") -> Glossary:
         raise _fail(source, errors)
     groups = [Group(g.id, {lang: getattr(g, lang) for lang in LANGS})
               for _, g in schema.validate_entries(_GroupData, top.groups, schema.entry_name("group"), errors)]
-    group_ids = {g.id for g in groups}
+    terms = _terms(top.terms, {g.id for g in groups}, errors)
+    _check_spellings(terms, errors)
+    # A term with a bad field is reported once, not again by every see-also link to it.
+    _check_see_also(terms, {t.id for t in terms} | {t.get("id") for t in top.terms if isinstance(t, dict)}, errors)
+    _check_jieba(top.jieba_parts, terms, errors)
+    if errors:
+        raise _fail(source, errors)
+    _check_banned(top.style, terms, errors)
+    exceptions = _exceptions(top.prose_exceptions or [], {_key(f) for t in terms for f in t.aliases}, errors)
+    if errors:
+        raise _fail(source, errors)
+    return Glossary(tuple(groups), tuple(terms), top.jieba_parts, top.style, exceptions)
+
+
+def _terms(raw_terms: list, group_ids: set[str], errors: list[str]) -> list[Term]:
+    """The valid terms; a duplicate id or an unknown group is a problem."""
     terms: list[Term] = []
     seen_ids: dict[str, int] = {}
-    for i, t in schema.validate_entries(_TermData, top.terms, schema.entry_name("term"), errors):
-        where = f"term {t.id!r}"
+    for i, t in schema.validate_entries(_TermData, raw_terms, schema.entry_name("term"), errors):
         if t.id in seen_ids:
-            errors.append(f"{where}: duplicate id (term #{seen_ids[t.id] + 1} has it too)")
+            errors.append(f"term {t.id!r}: duplicate id (term #{seen_ids[t.id] + 1} has it too)")
         seen_ids.setdefault(t.id, i)
         if t.group not in group_ids:
-            errors.append(f"{where}: group {t.group!r} is not one of {sorted(group_ids)}")
+            errors.append(f"term {t.id!r}: group {t.group!r} is not one of {sorted(group_ids)}")
         terms.append(Term(**{k: getattr(t, k) for k in _TermData.model_fields}))
+    return terms
 
-    # Every spelling must lead to exactly one term: a shared alias would make
-    # search and links ambiguous.
-    owner: dict[str, tuple[str, str]] = {}
+
+def _check_spellings(terms: list[Term], errors: list[str]) -> None:
+    """Every spelling must lead to exactly one term: a shared alias would make search and links ambiguous."""
+    owner: dict[str, str] = {}
     for term in terms:
         own: dict[str, str] = {}
         for form in term.forms():
@@ -316,12 +332,12 @@ def parse(raw, source: str = "glossary data") -> Glossary:
                 errors.append(f"term {term.id!r}: {form!r} is listed twice (also as {own[k]!r}); spellings that differ only in case or spacing are one alias")
                 continue
             own[k] = form
-            if k in owner and owner[k][0] != term.id:
-                errors.append(f"term {term.id!r}: {form!r} is also a name or alias of term {owner[k][0]!r}")
-            owner.setdefault(k, (term.id, form))
+            if owner.get(k, term.id) != term.id:
+                errors.append(f"term {term.id!r}: {form!r} is also a name or alias of term {owner[k]!r}")
+            owner.setdefault(k, term.id)
 
-    # A term with a bad field is reported once, not again by every see-also link to it.
-    ids = {t.id for t in terms} | {t.get("id") for t in top.terms if isinstance(t, dict)}
+
+def _check_see_also(terms: list[Term], ids: set, errors: list[str]) -> None:
     for term in terms:
         for target in term.see_also:
             if target == term.id:
@@ -331,8 +347,11 @@ def parse(raw, source: str = "glossary data") -> Glossary:
         if len(set(term.see_also)) != len(term.see_also):
             errors.append(f"term {term.id!r}: see_also repeats a target")
 
+
+def _check_jieba(parts: tuple[str, ...], terms: list[Term], errors: list[str]) -> None:
+    """jieba's extra words: Chinese only, and none may swallow a shorter Chinese name or alias."""
     han_forms = {f: t.id for t in terms for f in t.forms() if is_han(f)}
-    for part in top.jieba_parts:
+    for part in parts:
         if not all(_HAN.match(ch) for ch in part):
             errors.append(f"jieba part {part!r}: only Chinese characters belong in jieba's dictionary")
         for form, tid in han_forms.items():
@@ -340,26 +359,27 @@ def parse(raw, source: str = "glossary data") -> Glossary:
                 errors.append(
                     f"jieba part {part!r} contains {form!r} (term {tid!r}): as one token it would hide that sub-word from search"
                 )
-    if errors:
-        raise _fail(source, errors)
 
-    seen_banned: dict[tuple[str, str], str] = {}
-    for who, lists in [("house style", top.style)] + [(f"term {t.id!r}", t.banned) for t in terms]:
+
+def _check_banned(style: dict, terms: list[Term], errors: list[str]) -> None:
+    """A banned variant is listed once, by the house style or by one term."""
+    seen: dict[tuple[str, str], str] = {}
+    for who, lists in [("house style", style)] + [(f"term {t.id!r}", t.banned) for t in terms]:
         for lang in LANGS:
             for v in lists[lang]:
-                if (lang, v) in seen_banned:
-                    errors.append(f"{who}: banned {lang} variant {v!r} is also listed by {seen_banned[(lang, v)]}")
-                seen_banned.setdefault((lang, v), who)
-    aliases = {_key(f) for t in terms for f in t.aliases}
-    exceptions = []
-    for i, e in schema.validate_entries(_ExceptionData, top.prose_exceptions or [],
-                                        lambda i, _: f"prose_exceptions #{i + 1}", errors):
+                if (lang, v) in seen:
+                    errors.append(f"{who}: banned {lang} variant {v!r} is also listed by {seen[(lang, v)]}")
+                seen.setdefault((lang, v), who)
+
+
+def _exceptions(raw: list, aliases: set[str], errors: list[str]) -> tuple[ProseException, ...]:
+    """The ``prose_exceptions``: each {page, alias, reason}, the alias some term's alias."""
+    out = []
+    for i, e in schema.validate_entries(_ExceptionData, raw, lambda i, _: f"prose_exceptions #{i + 1}", errors):
         if _key(e.alias) not in aliases:
             errors.append(f"prose_exceptions #{i + 1}: alias {e.alias!r} is not an alias of any term")
-        exceptions.append(ProseException(e.page, e.alias, e.reason))
-    if errors:
-        raise _fail(source, errors)
-    return Glossary(tuple(groups), tuple(terms), top.jieba_parts, top.style, tuple(exceptions))
+        out.append(ProseException(e.page, e.alias, e.reason))
+    return tuple(out)
 
 
 _EXCEPTION_PAGE = re.compile(r"^(zh|en)/(\*|[a-z0-9-]+\.md|glossary\.yml|figures\.yml|quiz\.yml|claims\.yml|notebooks)$")
