@@ -21,19 +21,22 @@ from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
 
 from .bilingual import LANGS
 
-__all__ = ["ID", "Model", "problem", "Text", "Paragraphs", "Sentence", "Slug", "Strings", "validate",
+__all__ = ["ID", "Model", "Problem", "problem", "Text", "Paragraphs", "Sentence", "Slug", "Strings", "validate",
            "validate_entries", "entry_name", "describe", "report"]
 
 ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-def problem(message: str) -> PydanticCustomError:
-    """A validation error whose message is used as written (no 'Value error, ' prefix)."""
-    return PydanticCustomError("normref", message)  # no context: the message is not formatted
+class Problem(ValueError):
+    """What a field's own check found; the report shows its message as written."""
+
+
+def problem(message: str) -> Problem:
+    """The error a validator raises: ``raise problem("must be ..., got 3")``."""
+    return Problem(message)
 
 
 class Model(BaseModel):
@@ -130,7 +133,8 @@ def describe(err: dict, raw: Any, where: str, names: dict[str, Callable[[int, An
             field = [key.rstrip("s")]
             continue
         field.append(step)
-    msg = err["msg"] if err["type"] == "normref" else f"{err['msg'][0].lower()}{err['msg'][1:]}, got {err.get('input')!r}"
+    mine = (err.get("ctx") or {}).get("error")
+    msg = str(mine) if isinstance(mine, Problem) else f"{err['msg'][0].lower()}{err['msg'][1:]}, got {err.get('input')!r}"
     if not field:
         return f"{where}: {msg}"
     name = repr(field[0]) + "".join(f"[{p!r}]" for p in field[1:])
