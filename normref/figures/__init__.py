@@ -33,7 +33,8 @@ TEXTS = Path(__file__).with_name("figures.yml")
 TEXT_KINDS = ("alt", "caption")
 
 __all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
-           "check_texts", "label", "labels", "labels_of", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key",
+           "check_texts", "label", "labels", "labels_of", "render_svg", "render_cached", "render_many", "render_task",
+           "schedule", "key",
            "declared", "module_of"]
 
 

@@ -32,7 +32,8 @@ NORM_STYLE = {"rms": "-", "ln": "--"}
 def _machine(lang: str, rep: dict) -> str:
     m = rep["machine"]
     date = m["date"][:10]
-    return t(lang, "measured: {{cpu_model}}, {{torch_threads}} threads, torch {{torch}}, {{date}}", cpu_model=m['cpu_model'], torch_threads=m['torch_threads'], torch=m['torch'], date=date)
+    return t(lang, "measured: {{cpu_model}}, {{torch_threads}} threads, torch {{torch}}, {{date}}",
+             cpu_model=m["cpu_model"], torch_threads=m["torch_threads"], torch=m["torch"], date=date)
 
 
 def _rows(rep, mode="forward", dtype="float32"):

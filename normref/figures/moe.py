@@ -95,7 +95,8 @@ _SWEEP_LABEL = {
 def _base_note(lang):
     from ..experiments.moe import BASE, BASE_SPREAD
 
-    return t(lang, "others at the base: top-{{top_k}} of {{n_experts}}, τ = {{temperature:g}}, σ = {{spread:g}}", top_k=BASE['top_k'], n_experts=BASE['n_experts'], temperature=BASE['temperature'], spread=BASE_SPREAD)
+    return t(lang, "others at the base: top-{{top_k}} of {{n_experts}}, τ = {{temperature:g}}, σ = {{spread:g}}",
+             top_k=BASE["top_k"], n_experts=BASE["n_experts"], temperature=BASE["temperature"], spread=BASE_SPREAD)
 
 
 @figure("moe_u_dist")
@@ -120,7 +121,8 @@ def moe_u_dist(lang: str, theme: str):
         ax.get_xticklabels()[i - 1].set_color(c[0])
     axes[0].set_ylabel(t(lang, "‖u‖ (log₁₀)"))
     b = r["base_run"]["max_over_min_u"]
-    fig.suptitle(t(lang, "Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {{b:.0f}}× the 1st (without the norm, W↑ takes it as is)", b=b), fontsize=10)
+    fig.suptitle(t(lang, "Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {{b:.0f}}× "
+                         "the 1st (without the norm, W↑ takes it as is)", b=b), fontsize=10)
     fig.text(0.5, 0.005, _base_note(lang) + t(lang, " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=9.2)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
