@@ -13,9 +13,7 @@ turns that into a failed build. This module never imports MkDocs or the site lay
 from __future__ import annotations
 
 import functools
-import html
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
