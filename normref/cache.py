@@ -29,6 +29,7 @@ import pickle
 import tempfile
 from pathlib import Path
 
+from ._imports import imported
 from ._registry import registered_modules
 
 __all__ = ["cache_dir", "user_cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "make_key", "get", "put",
@@ -108,38 +109,11 @@ def module_file(module: str) -> Path | None:
     return None
 
 
-def _statements(node: ast.AST):
-    """Every statement in a tree, nested ones (in functions, classes, ifs, trys...) included.
-    Imports are statements, so this visits a small fraction of the nodes ast.walk would."""
-    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-        for child in getattr(node, field, None) or ():
-            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
-                if isinstance(child, ast.stmt):
-                    yield child
-                yield from _statements(child)
-
-
 def imports_in(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     """Every module name an AST imports, anywhere in it (functions included), relative imports
     resolved against ``module``. ``from X import a`` yields X.a when that is a module (X is then
-    only its parent package), and X when a is a name defined by X."""
-    pkg = module if is_package else module.rpartition(".")[0]
-    found: set[str] = set()
-    for node in _statements(tree):
-        if isinstance(node, ast.Import):
-            # `import a.b` binds the name a: code may use a's own attributes too.
-            found.update(n for a in node.names for n in (a.name, a.name.split(".")[0]))
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = pkg.split(".")
-                parts = parts[: len(parts) - node.level + 1]
-                stem = ".".join(parts + ([node.module] if node.module else []))
-            else:
-                stem = node.module or ""
-            for a in node.names:
-                sub = f"{stem}.{a.name}"
-                found.add(sub if a.name != "*" and module_file(sub) is not None else stem)
-    return found
+    only its parent package), and X when a is a name defined by X (normref._imports, the one scanner)."""
+    return imported(tree, module, is_package, is_module=lambda m: module_file(m) is not None)
 
 
 def _cache_files(tree: ast.Module, module: str) -> tuple[str, ...]:

@@ -13,13 +13,14 @@ turns that into a failed build. This module never imports MkDocs or the site lay
 from __future__ import annotations
 
 import functools
-import html
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any
 
-from .bilingual import bilingual_text
+from pydantic import BeforeValidator, field_validator, model_validator
+
+from . import schema
 
 __all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "ProseException", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
 
@@ -30,6 +31,24 @@ GLOSSARY_PAGE = "glossary.md"  # docs path of the glossary page, the same in bot
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 SHORT_MAX = 160  # characters; the short definition is a tooltip, not a paragraph
+
+
+def _banned(value) -> dict[str, tuple[str, ...]]:
+    """A {zh: [...], en: [...]} mapping of banned variants (either language may be left out)."""
+    if value is None:
+        return {lang: () for lang in LANGS}
+    if not isinstance(value, dict) or set(value) - set(LANGS):
+        raise schema.problem(f"must map 'zh' and/or 'en' to lists of variants, got {value!r}")
+    out = {}
+    for lang in LANGS:
+        try:
+            out[lang] = schema._strings(value.get(lang))
+        except Exception:
+            raise schema.problem(f"[{lang!r}] must be a list of non-empty strings, got {value.get(lang)!r}") from None
+    return out
+
+
+_Banned = Annotated[dict[str, tuple[str, ...]], BeforeValidator(_banned)]
 
 
 class GlossaryError(ValueError):
@@ -156,117 +175,153 @@ def default() -> Glossary:
     return load(DATA)
 
 
-def _str_list(errors: list[str], where: str, field: str, value) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        errors.append(f"{where}: {field!r} must be a list of non-empty strings, got {value!r}")
-        return ()
-    return tuple(" ".join(v.split()) for v in value)
+class _GroupData(schema.Model):
+    id: str
+    zh: str
+    en: str
 
 
-_TERM_KEYS = {"id", "group", "name", "aliases", "short", "definition", "formula", "see_also", "page", "no_link", "avoid",
-              "banned"}
+class _TermData(schema.Model):
+    """One entry of ``terms``; the rules that relate terms to each other are in :func:`parse`."""
 
+    id: schema.Slug
+    group: str | None
+    name: schema.Text
+    aliases: schema.Strings
+    short: schema.Text
+    definition: schema.Paragraphs
+    formula: str | None
+    see_also: schema.Strings
+    page: str | None
+    no_link: schema.Strings
+    avoid: schema.Strings
+    banned: _Banned
 
-def _banned(errors: list[str], where: str, field_name: str, value) -> dict[str, tuple[str, ...]]:
-    """A {zh: [...], en: [...]} mapping of banned variants (either language may be left out)."""
-    out = {lang: () for lang in LANGS}
-    if value is None:
-        return out
-    if not isinstance(value, dict) or set(value) - set(LANGS):
-        errors.append(f"{where}: {field_name!r} must map 'zh' and/or 'en' to lists of variants, got {value!r}")
-        return out
-    for lang in LANGS:
-        out[lang] = _str_list(errors, where, f"{field_name}[{lang!r}]", value.get(lang))
-    return out
-
-
-def parse(raw, source: str = "glossary data") -> Glossary:
-    """Validate already-parsed YAML (a dict) and build the Glossary. Collects all problems, then raises."""
-    errors: list[str] = []
-    if not isinstance(raw, dict):
-        raise GlossaryError(f"{source}: expected a mapping with 'groups', 'terms' and 'jieba_parts', got {type(raw).__name__}")
-    unknown = sorted(set(raw) - {"groups", "terms", "jieba_parts", "style", "prose_exceptions"})
-    if unknown:
-        errors.append(f"{source}: unknown top-level key(s) {unknown}")
-
-    groups: list[Group] = []
-    for i, g in enumerate(raw.get("groups") or []):
-        if not isinstance(g, dict) or not isinstance(g.get("id"), str):
-            errors.append(f"group #{i + 1}: needs an 'id' and 'zh'/'en' titles")
-            continue
-        title = bilingual_text(errors, f"group {g['id']!r}", "title", {k: g.get(k) for k in LANGS})
-        groups.append(Group(g["id"], title))
-    group_ids = {g.id for g in groups}
-    if not groups:
-        errors.append(f"{source}: no groups defined")
-
-    raw_terms = raw.get("terms")
-    if not isinstance(raw_terms, list) or not raw_terms:
-        raise GlossaryError("\n".join(errors + [f"{source}: 'terms' must be a non-empty list"]))
-
-    terms: list[Term] = []
-    seen_ids: dict[str, int] = {}
-    for i, t in enumerate(raw_terms):
-        if not isinstance(t, dict):
-            errors.append(f"term #{i + 1}: expected a mapping, got {type(t).__name__}")
-            continue
-        tid = t.get("id")
-        where = f"term {tid!r}" if isinstance(tid, str) else f"term #{i + 1}"
-        if not isinstance(tid, str) or not _ID.match(tid):
-            errors.append(f"{where}: 'id' must be lowercase letters/digits joined by hyphens (it is the anchor), got {tid!r}")
-            tid = f"#{i + 1}"
-        if tid in seen_ids:
-            errors.append(f"{where}: duplicate id (term #{seen_ids[tid] + 1} has it too)")
-        seen_ids.setdefault(tid, i)
-        extra = sorted(set(t) - _TERM_KEYS)
-        if extra:
-            errors.append(f"{where}: unknown key(s) {extra}")
-        group = t.get("group")
-        if group not in group_ids:
-            errors.append(f"{where}: group {group!r} is not one of {sorted(group_ids)}")
-        name = bilingual_text(errors, where, "name", t.get("name"))
-        short = bilingual_text(errors, where, "short", t.get("short"))
-        definition = bilingual_text(errors, where, "definition", t.get("definition"), keep_paragraphs=True)
+    @field_validator("short")
+    @classmethod
+    def _tooltip(cls, short: dict[str, str]) -> dict[str, str]:
         for lang in LANGS:
             s = short[lang]
             if "$" in s or "](" in s or "\n" in s:
-                errors.append(f"{where}: short[{lang!r}] is a plain-text tooltip: no math ($), links or line breaks")
+                raise schema.problem(f"in {lang!r} is a plain-text tooltip: no math ($), links or line breaks")
             if len(s) > SHORT_MAX:
-                errors.append(f"{where}: short[{lang!r}] has {len(s)} characters; keep a tooltip under {SHORT_MAX}")
-        formula = t.get("formula")
-        if formula is not None and (not isinstance(formula, str) or not formula.strip() or "$" in formula):
-            errors.append(f"{where}: 'formula' must be LaTeX without $ delimiters, got {formula!r}")
-            formula = None
-        page = t.get("page")
-        if page is not None and (not isinstance(page, str) or page.startswith("/") or not page.endswith(".md") or ".." in page):
-            errors.append(f"{where}: 'page' must be a docs path such as 'formulas.md', got {page!r}")
-            page = None
-        term = Term(
-            id=tid, group=group, name=name,
-            aliases=_str_list(errors, where, "aliases", t.get("aliases")),
-            short=short, definition=definition, formula=formula.strip() if formula else None,
-            see_also=_str_list(errors, where, "see_also", t.get("see_also")),
-            page=page,
-            no_link=_str_list(errors, where, "no_link", t.get("no_link")),
-            avoid=_str_list(errors, where, "avoid", t.get("avoid")),
-            banned=_banned(errors, where, "banned", t.get("banned")),
-        )
-        for n in term.no_link:
-            if n not in term.forms():
-                errors.append(f"{where}: no_link entry {n!r} is not one of its names or aliases")
-        for lang in LANGS:
-            if term.name[lang] in term.banned[lang]:
-                errors.append(f"{where}: banned[{lang!r}] lists the term's own {lang} name {term.name[lang]!r}")
-        for a in term.avoid:
-            if not any(f in a and f != a for f in term.forms()):
-                errors.append(f"{where}: avoid entry {a!r} does not contain any of its names or aliases")
-        terms.append(term)
+                raise schema.problem(f"in {lang!r} has {len(s)} characters; keep a tooltip under {SHORT_MAX}")
+        return short
 
-    # Every spelling must lead to exactly one term: a shared alias would make
-    # search and links ambiguous.
-    owner: dict[str, tuple[str, str]] = {}
+    @field_validator("formula", mode="before")
+    @classmethod
+    def _latex(cls, formula):
+        if formula is not None and (not isinstance(formula, str) or not formula.strip() or "$" in formula):
+            raise schema.problem(f"must be LaTeX without $ delimiters, got {formula!r}")
+        return formula.strip() if formula else None
+
+    @field_validator("page", mode="before")
+    @classmethod
+    def _docs_path(cls, page):
+        if page is not None and (not isinstance(page, str) or page.startswith("/") or not page.endswith(".md") or ".." in page):
+            raise schema.problem(f"must be a docs path such as 'formulas.md', got {page!r}")
+        return page
+
+    @model_validator(mode="after")
+    def _own_forms(self):
+        forms = list(dict.fromkeys([self.name["zh"], self.name["en"]])) + list(self.aliases)
+        for n in self.no_link:
+            if n not in forms:
+                raise schema.problem(f"no_link entry {n!r} is not one of its names or aliases")
+        for lang in LANGS:
+            if self.name[lang] in self.banned[lang]:
+                raise schema.problem(f"banned[{lang!r}] lists the term's own {lang} name {self.name[lang]!r}")
+        for a in self.avoid:
+            if not any(f in a and f != a for f in forms):
+                raise schema.problem(f"avoid entry {a!r} does not contain any of its names or aliases")
+        return self
+
+
+class _ExceptionData(schema.Model):
+    page: str
+    alias: str
+    reason: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _all_three(cls, e):
+        if not isinstance(e, dict) or set(e) != {"page", "alias", "reason"}:
+            raise schema.problem(f"expected exactly the keys page, alias and reason, got {e!r}")
+        if not isinstance(e["page"], str) or not _EXCEPTION_PAGE.match(e["page"]):
+            raise schema.problem(f"page must be '<zh|en>/<page>.md', '<lang>/*' or '<lang>/<data file>.yml', got {e['page']!r}")
+        if not isinstance(e["reason"], str) or len(e["reason"].split()) < 3:
+            raise schema.problem(f"give a reason (a few words) for allowing {e['alias']!r}")
+        return e
+
+
+class _GlossaryData(schema.Model):
+    groups: list[Any]
+    terms: list[Any]
+    jieba_parts: schema.Strings
+    style: _Banned
+    prose_exceptions: list[Any] | None
+
+    @field_validator("terms", mode="before")
+    @classmethod
+    def _non_empty(cls, terms):
+        if not isinstance(terms, list) or not terms:
+            raise schema.problem("must be a non-empty list")
+        return terms
+
+    @field_validator("groups", mode="before")
+    @classmethod
+    def _some_groups(cls, groups):
+        if not isinstance(groups, list) or not groups:
+            raise schema.problem("must be a non-empty list: no groups defined")
+        return groups
+
+
+def _fail(source: str, errors: list[str]) -> GlossaryError:
+    return GlossaryError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
+
+
+def parse(raw, source: str = "glossary data") -> Glossary:
+    """Validate already-parsed YAML (a dict) and build the Glossary. Collects all problems, then raises.
+
+    Each entry is checked by its schema (``normref.schema``); the checks below relate
+    entries to each other: unique ids and spellings, see-also targets, groups, jieba parts."""
+    errors: list[str] = []
+    top = schema.validate(_GlossaryData, raw, source, {}, errors)
+    if top is None:
+        raise _fail(source, errors)
+    groups = [Group(g.id, {lang: getattr(g, lang) for lang in LANGS})
+              for _, g in schema.validate_entries(_GroupData, top.groups, schema.entry_name("group"), errors)]
+    terms = _terms(top.terms, {g.id for g in groups}, errors)
+    _check_spellings(terms, errors)
+    # A term with a bad field is reported once, not again by every see-also link to it.
+    _check_see_also(terms, {t.id for t in terms} | {t.get("id") for t in top.terms if isinstance(t, dict)}, errors)
+    _check_jieba(top.jieba_parts, terms, errors)
+    if errors:
+        raise _fail(source, errors)
+    _check_banned(top.style, terms, errors)
+    exceptions = _exceptions(top.prose_exceptions or [], {_key(f) for t in terms for f in t.aliases}, errors)
+    if errors:
+        raise _fail(source, errors)
+    return Glossary(tuple(groups), tuple(terms), top.jieba_parts, top.style, exceptions)
+
+
+def _terms(raw_terms: list, group_ids: set[str], errors: list[str]) -> list[Term]:
+    """The valid terms; a duplicate id or an unknown group is a problem."""
+    terms: list[Term] = []
+    seen_ids: dict[str, int] = {}
+    for i, t in schema.validate_entries(_TermData, raw_terms, schema.entry_name("term"), errors):
+        if t.id in seen_ids:
+            errors.append(f"term {t.id!r}: duplicate id (term #{seen_ids[t.id] + 1} has it too)")
+        seen_ids.setdefault(t.id, i)
+        if t.group not in group_ids:
+            errors.append(f"term {t.id!r}: group {t.group!r} is not one of {sorted(group_ids)}")
+        terms.append(Term(**{k: getattr(t, k) for k in _TermData.model_fields}))
+    return terms
+
+
+def _check_spellings(terms: list[Term], errors: list[str]) -> None:
+    """Every spelling must lead to exactly one term: a shared alias would make search and links ambiguous."""
+    owner: dict[str, str] = {}
     for term in terms:
         own: dict[str, str] = {}
         for form in term.forms():
@@ -275,11 +330,12 @@ def parse(raw, source: str = "glossary data") -> Glossary:
                 errors.append(f"term {term.id!r}: {form!r} is listed twice (also as {own[k]!r}); spellings that differ only in case or spacing are one alias")
                 continue
             own[k] = form
-            if k in owner and owner[k][0] != term.id:
-                errors.append(f"term {term.id!r}: {form!r} is also a name or alias of term {owner[k][0]!r}")
-            owner.setdefault(k, (term.id, form))
+            if owner.get(k, term.id) != term.id:
+                errors.append(f"term {term.id!r}: {form!r} is also a name or alias of term {owner[k]!r}")
+            owner.setdefault(k, term.id)
 
-    ids = {t.id for t in terms}
+
+def _check_see_also(terms: list[Term], ids: set, errors: list[str]) -> None:
     for term in terms:
         for target in term.see_also:
             if target == term.id:
@@ -289,7 +345,9 @@ def parse(raw, source: str = "glossary data") -> Glossary:
         if len(set(term.see_also)) != len(term.see_also):
             errors.append(f"term {term.id!r}: see_also repeats a target")
 
-    parts = _str_list(errors, source, "jieba_parts", raw.get("jieba_parts"))
+
+def _check_jieba(parts: tuple[str, ...], terms: list[Term], errors: list[str]) -> None:
+    """jieba's extra words: Chinese only, and none may swallow a shorter Chinese name or alias."""
     han_forms = {f: t.id for t in terms for f in t.forms() if is_han(f)}
     for part in parts:
         if not all(_HAN.match(ch) for ch in part):
@@ -300,44 +358,26 @@ def parse(raw, source: str = "glossary data") -> Glossary:
                     f"jieba part {part!r} contains {form!r} (term {tid!r}): as one token it would hide that sub-word from search"
                 )
 
-    if errors:
-        raise GlossaryError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
-    style = _banned(errors, source, "style", raw.get("style"))
-    seen_banned: dict[tuple[str, str], str] = {}
-    for owner, lists in [("house style", style)] + [(f"term {t.id!r}", t.banned) for t in terms]:
+
+def _check_banned(style: dict, terms: list[Term], errors: list[str]) -> None:
+    """A banned variant is listed once, by the house style or by one term."""
+    seen: dict[tuple[str, str], str] = {}
+    for who, lists in [("house style", style)] + [(f"term {t.id!r}", t.banned) for t in terms]:
         for lang in LANGS:
             for v in lists[lang]:
-                if (lang, v) in seen_banned:
-                    errors.append(f"{owner}: banned {lang} variant {v!r} is also listed by {seen_banned[(lang, v)]}")
-                seen_banned.setdefault((lang, v), owner)
-    exceptions = _prose_exceptions(errors, raw.get("prose_exceptions"), {_key(f): t.id for t in terms for f in t.aliases})
-    if errors:
-        raise GlossaryError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
-    return Glossary(tuple(groups), tuple(terms), parts, style, exceptions)
+                if (lang, v) in seen:
+                    errors.append(f"{who}: banned {lang} variant {v!r} is also listed by {seen[(lang, v)]}")
+                seen.setdefault((lang, v), who)
+
+
+def _exceptions(raw: list, aliases: set[str], errors: list[str]) -> tuple[ProseException, ...]:
+    """The ``prose_exceptions``: each {page, alias, reason}, the alias some term's alias."""
+    out = []
+    for i, e in schema.validate_entries(_ExceptionData, raw, lambda i, _: f"prose_exceptions #{i + 1}", errors):
+        if _key(e.alias) not in aliases:
+            errors.append(f"prose_exceptions #{i + 1}: alias {e.alias!r} is not an alias of any term")
+        out.append(ProseException(e.page, e.alias, e.reason))
+    return tuple(out)
 
 
 _EXCEPTION_PAGE = re.compile(r"^(zh|en)/(\*|[a-z0-9-]+\.md|glossary\.yml|figures\.yml|quiz\.yml|claims\.yml|notebooks)$")
-
-
-def _prose_exceptions(errors: list[str], value, aliases: dict[str, str]) -> tuple[ProseException, ...]:
-    """The ``prose_exceptions`` list: each entry {page, alias, reason}; the alias must be some term's alias."""
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        errors.append(f"prose_exceptions: expected a list of {{page, alias, reason}}, got {value!r}")
-        return ()
-    out = []
-    for i, e in enumerate(value):
-        where = f"prose_exceptions #{i + 1}"
-        if not isinstance(e, dict) or set(e) != {"page", "alias", "reason"}:
-            errors.append(f"{where}: expected exactly the keys page, alias and reason, got {e!r}")
-            continue
-        page, form, reason = e["page"], e["alias"], e["reason"]
-        if not isinstance(page, str) or not _EXCEPTION_PAGE.match(page):
-            errors.append(f"{where}: page must be '<zh|en>/<page>.md', '<lang>/*' or '<lang>/<data file>.yml', got {page!r}")
-        if not isinstance(form, str) or _key(form) not in aliases:
-            errors.append(f"{where}: alias {form!r} is not an alias of any term")
-        if not isinstance(reason, str) or len(reason.split()) < 3:
-            errors.append(f"{where}: give a reason (a few words) for allowing {form!r}")
-        out.append(ProseException(str(page), str(form), str(reason)))
-    return tuple(out)

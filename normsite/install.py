@@ -36,6 +36,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from normref._imports import imported
+
 from . import LANGS, SiteError
 from . import wheel as wheel_mod
 
@@ -100,33 +102,10 @@ def extras_modules(root: Path = ROOT) -> tuple[frozenset, dict[str, frozenset]]:
 
 
 def _imports(tree: ast.AST, module: str, top_level_only: bool) -> set[str]:
-    """Absolute names imported by a module's code (relative imports resolved against ``module``)."""
-    out: set[str] = set()
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
-    if top_level_only:  # module level includes the bodies of if/try/with at module level
-        stack, nodes = list(tree.body), []
-        while stack:
-            n = stack.pop()
-            nodes.append(n)
-            if isinstance(n, (ast.If, ast.Try, ast.With)):
-                stack.extend(ast.iter_child_nodes(n))
-    is_pkg = module.endswith(".__init__")
-    here = module.removesuffix(".__init__")
-    for n in nodes:
-        if isinstance(n, ast.Import):
-            out.update(a.name for a in n.names)
-        elif isinstance(n, ast.ImportFrom):
-            if n.level:
-                parts = here.split(".")
-                base = parts if is_pkg else parts[:-1]
-                base = base[: len(base) - (n.level - 1)] if n.level > 1 else base
-                prefix = ".".join(base + ([n.module] if n.module else []))
-            else:
-                prefix = n.module or ""
-            out.add(prefix)
-            # `from normref.models import measure` may name a submodule: follow it if it is one.
-            out.update(f"{prefix}.{a.name}" for a in n.names)
-    return out
+    """Absolute names imported by a module's code (relative imports resolved against ``module``,
+    ``pkg.__init__`` for a package): normref._imports, the one scanner."""
+    return imported(tree, module.removesuffix(".__init__"), module.endswith(".__init__"),
+                    top_level_only=top_level_only)
 
 
 def _normref_file(module: str, root: Path) -> tuple[Path, bool] | None:

@@ -26,7 +26,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from normref.bilingual import bilingual_text
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, field_validator, model_validator
+
+from normref import schema
 
 __all__ = [
     "DATA", "LANGS", "VERDICTS", "DIRECTIVE", "Claim", "Group", "Ledger", "LedgerError",
@@ -59,11 +63,9 @@ _LABELS = {
     "en": {"met": "Met in", "evidence": "Evidence", "test": "Kept true by", "colon": ": ", "sep": " · ", "legend": "What the verdicts mean"},
 }
 
-_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _EVIDENCE = re.compile(r"^(?P<page>[a-z0-9][a-z0-9-]*\.md)#(?P<anchor>[A-Za-z0-9_-]+)$")
 _TEST = re.compile(r"^(?P<file>tests/[A-Za-z0-9_]+\.py)::(?P<names>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?)$")
 _VALUE = re.compile(r"\[\[value:\s*([^\]\s]+)\s*\]\]")
-_CLAIM_KEYS = {"id", "claim", "met", "verdict", "why", "evidence", "test"}
 
 
 class LedgerError(ValueError):
@@ -111,64 +113,83 @@ class Ledger:
 # ---------------------------------------------------------------- load / validate
 
 
+def _pattern(regex: re.Pattern, expected: str):
+    def check(value):
+        if not isinstance(value, str) or not regex.match(value):
+            raise schema.problem(f"must {expected}, got {value!r}")
+        return value
+    return BeforeValidator(check)
+
+
+class _ClaimData(schema.Model):
+    id: schema.Slug
+    claim: schema.Sentence
+    met: schema.Sentence
+    verdict: Any
+    why: schema.Sentence
+    evidence: Annotated[str, _pattern(_EVIDENCE, "be a link 'page.md#anchor' to the section or figure that decides it")]
+    test: Annotated[str, _pattern(_TEST, "name a test as 'tests/FILE.py::NAME'")]
+
+    @model_validator(mode="after")
+    def _known_verdict(self):
+        if self.verdict not in VERDICTS:
+            raise schema.problem(f"verdict {self.verdict!r} is not one of {list(VERDICTS)}")
+        return self
+
+
+class _GroupData(schema.Model):
+    id: schema.Slug
+    title: schema.Sentence
+    claims: list[Any]
+
+    @field_validator("claims", mode="before")
+    @classmethod
+    def _non_empty(cls, claims):
+        if not isinstance(claims, list) or not claims:
+            raise schema.problem("must be a non-empty list")
+        return claims
+
+
+class _LedgerFile(schema.Model):
+    groups: list[Any]
+
+    @field_validator("groups", mode="before")
+    @classmethod
+    def _non_empty(cls, groups):
+        if not isinstance(groups, list) or not groups:
+            raise schema.problem("must be a non-empty list")
+        return groups
+
+
 def parse(raw, source: str = "claim ledger") -> Ledger:
-    """Validate already-parsed YAML and build the Ledger; raises LedgerError listing every problem."""
-    if not isinstance(raw, dict) or set(raw) != {"groups"}:
-        raise LedgerError(f"{source}: expected a mapping with one key, 'groups'")
-    raw_groups = raw["groups"]
-    if not isinstance(raw_groups, list) or not raw_groups:
-        raise LedgerError(f"{source}: 'groups' must be a non-empty list")
+    """Validate already-parsed YAML and build the Ledger; raises LedgerError listing every problem.
+    Each group and claim is checked by its schema (``normref.schema``); ids are checked across groups here."""
     errors: list[str] = []
+    top = schema.validate(_LedgerFile, raw, source, {}, errors)
+    if top is None:
+        raise LedgerError("\n".join(errors))
     groups: list[Group] = []
     seen: dict[str, str] = {}
-    for gi, g in enumerate(raw_groups):
-        if not isinstance(g, dict) or not isinstance(g.get("id"), str) or not _ID.match(g["id"]):
-            errors.append(f"group #{gi + 1}: needs an 'id' (lowercase, hyphens), a bilingual 'title' and 'claims'")
-            continue
-        gwhere = f"group {g['id']!r}"
-        extra = sorted(set(g) - {"id", "title", "claims"})
-        if extra:
-            errors.append(f"{gwhere}: unknown key(s) {extra}")
-        title = bilingual_text(errors, gwhere, "title", g.get("title"), one_paragraph=True)
-        claims: list[Claim] = []
-        raw_claims = g.get("claims")
-        if not isinstance(raw_claims, list) or not raw_claims:
-            errors.append(f"{gwhere}: 'claims' must be a non-empty list")
-            raw_claims = []
-        for ci, c in enumerate(raw_claims):
-            if not isinstance(c, dict):
-                errors.append(f"{gwhere}, claim #{ci + 1}: expected a mapping, got {type(c).__name__}")
-                continue
-            cid = c.get("id")
-            where = f"claim {cid!r}" if isinstance(cid, str) else f"{gwhere}, claim #{ci + 1}"
-            if not isinstance(cid, str) or not _ID.match(cid):
-                errors.append(f"{where}: 'id' must be lowercase letters/digits joined by hyphens, got {cid!r}")
-                cid = f"#{ci + 1}"
-            elif cid in seen:
-                errors.append(f"{where}: duplicate id (also in group {seen[cid]!r})")
-            seen.setdefault(cid, g["id"])
-            extra = sorted(set(c) - _CLAIM_KEYS)
-            if extra:
-                errors.append(f"{where}: unknown key(s) {extra}")
-            verdict = c.get("verdict")
-            if verdict not in VERDICTS:
-                errors.append(f"{where}: verdict {verdict!r} is not one of {list(VERDICTS)}")
-            evidence = c.get("evidence")
-            if not isinstance(evidence, str) or not _EVIDENCE.match(evidence):
-                errors.append(f"{where}: 'evidence' must be a link 'page.md#anchor' to the section or figure that decides it, got {evidence!r}")
-                evidence = "#"
-            test = c.get("test")
-            if not isinstance(test, str) or not _TEST.match(test):
-                errors.append(f"{where}: 'test' must name a test as 'tests/FILE.py::NAME', got {test!r}")
-                test = ""
-            claims.append(Claim(
-                id=cid, verdict=verdict, evidence=evidence, test=test,
-                **{k: bilingual_text(errors, where, k, c.get(k), one_paragraph=True) for k in ("claim", "met", "why")},
-            ))
-        groups.append(Group(g["id"], title, tuple(claims)))
+    for _, g in schema.validate_entries(_GroupData, top.groups, schema.entry_name("group"), errors):
+        claims = []
+        for _, c in schema.validate_entries(_ClaimData, g.claims,
+                                            _claim_name(g.id), errors):
+            if c.id in seen:
+                errors.append(f"claim {c.id!r}: duplicate id (also in group {seen[c.id]!r})")
+            seen.setdefault(c.id, g.id)
+            claims.append(Claim(**c.model_dump()))
+        groups.append(Group(g.id, g.title, tuple(claims)))
     if errors:
         raise LedgerError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
     return Ledger(tuple(groups))
+
+
+def _claim_name(group: str):
+    def name(i, item):
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            return f"claim {item['id']!r}"
+        return f"group {group!r}, claim #{i + 1}"
+    return name
 
 
 def load(path: str | Path = DATA) -> Ledger:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from normref._imports import imported
 from support import ROOT
 
 
@@ -24,23 +25,10 @@ def _modules(package: str) -> dict[str, Path]:
 
 
 def imports(module: str, path: Path) -> set[str]:
-    """Every module a file imports, top level or inside a function, relative imports resolved."""
+    """Every module a file imports, top level or inside a function, relative imports resolved
+    (normref._imports, the scanner the cache key and the install lines use)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg.split(".")
-                base = base[: len(base) - node.level + 1]
-                stem = ".".join(base + ([node.module] if node.module else []))
-            else:
-                stem = node.module
-            found.add(stem)
-            found.update(f"{stem}.{a.name}" for a in node.names)
-    return found
+    return imported(tree, module, path.name == "__init__.py")
 
 
 def _offenders(package: str, banned: tuple[str, ...]) -> list[str]:
@@ -100,22 +88,7 @@ def _edges(module: str, path: Path, mods) -> set[str]:
     """The modules a file depends on. ``from pkg import sub`` (a submodule) depends on sub, not on
     pkg's own code: the parent package is imported first anyway, and that is not a cycle."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg.split(".")
-                stem = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
-            else:
-                stem = node.module
-            subs = {f"{stem}.{a.name}" for a in node.names} & set(mods)
-            found.update(subs)
-            if len(subs) < len(node.names):  # some names are attributes of stem itself
-                found.add(stem)
-    return found & set(mods)
+    return imported(tree, module, path.name == "__init__.py", is_module=lambda m: m in mods) & set(mods)
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -10,60 +10,71 @@ questions into page Markdown is the site layer's job (``normsite.quiz``).
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
+from typing import Any
+
+from pydantic import field_validator, model_validator
 
 from . import dataset
-from ..bilingual import bilingual_text
+from .. import schema
 
 __all__ = ["DATA", "LANGS", "LETTERS", "QUIZ", "QuizError", "load", "parse", "quiz"]
 
 DATA = Path(__file__).with_name("quiz.yml")
 from ..bilingual import LANGS  # the one definition
 LETTERS = "ABCDEFGH"
-_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_KEYS = {"id", "prompt", "options", "answer", "explain"}
 
 
 class QuizError(ValueError):
     """The quiz data is invalid; the message names every bad question."""
 
 
+class _Question(schema.Model):
+    id: schema.Slug
+    prompt: schema.Text
+    options: list[schema.Text]
+    answer: Any
+    explain: schema.Text
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _two_to_eight(cls, options):
+        if not isinstance(options, list) or not 2 <= len(options) <= len(LETTERS):
+            raise schema.problem(f"must be a list of 2 to {len(LETTERS)} options")
+        return options
+
+    @model_validator(mode="after")
+    def _answer_is_an_option(self):
+        a = self.answer
+        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < len(self.options):
+            raise schema.problem(f"'answer' must be the index of one of its {len(self.options)} options, got {a!r}")
+        return self
+
+
+class _QuizFile(schema.Model):
+    questions: list[Any]
+
+    @field_validator("questions", mode="before")
+    @classmethod
+    def _non_empty(cls, questions):
+        if not isinstance(questions, list) or not questions:
+            raise schema.problem("must be a non-empty list")
+        return questions
+
+
 def parse(raw, source: str = "quiz data") -> list[dict]:
     """Validate already-parsed YAML and return the questions; raises QuizError listing every problem."""
-    if not isinstance(raw, dict) or set(raw) != {"questions"}:
-        raise QuizError(f"{source}: expected a mapping with one key, 'questions'")
-    items = raw["questions"]
-    if not isinstance(items, list) or not items:
-        raise QuizError(f"{source}: 'questions' must be a non-empty list")
     errors: list[str] = []
+    top = schema.validate(_QuizFile, raw, source, {}, errors)
+    if top is None:
+        raise QuizError("\n".join(errors))
     out, seen = [], set()
-    for i, q in enumerate(items):
-        if not isinstance(q, dict):
-            errors.append(f"question #{i + 1}: expected a mapping, got {type(q).__name__}")
-            continue
-        qid = q.get("id")
-        where = f"quiz question {qid!r}" if isinstance(qid, str) else f"quiz question #{i + 1}"
-        if not isinstance(qid, str) or not _ID.match(qid):
-            errors.append(f"{where}: 'id' must be lowercase letters/digits joined by hyphens, got {qid!r}")
-        elif qid in seen:
-            errors.append(f"{where}: duplicate id")
-        seen.add(qid)
-        extra = sorted(set(q) - _KEYS)
-        if extra:
-            errors.append(f"{where}: unknown key(s) {extra}")
-        prompt = bilingual_text(errors, where, "prompt", q.get("prompt"))
-        explain = bilingual_text(errors, where, "explain", q.get("explain"))
-        raw_opts = q.get("options")
-        if not isinstance(raw_opts, list) or len(raw_opts) < 2 or len(raw_opts) > len(LETTERS):
-            errors.append(f"{where}: 'options' must be a list of 2 to {len(LETTERS)} options")
-            raw_opts = []
-        options = [bilingual_text(errors, f"{where}, option {LETTERS[k] if k < len(LETTERS) else k}", "option", o)
-                   for k, o in enumerate(raw_opts)]
-        answer = q.get("answer")
-        if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < max(len(options), 1):
-            errors.append(f"{where}: 'answer' must be the index of one of its {len(options)} options, got {answer!r}")
-        out.append({"id": qid, "prompt": prompt, "options": options, "answer": answer, "explain": explain})
+    for _, q in schema.validate_entries(_Question, top.questions, schema.entry_name("quiz question"), errors,
+                                        {"options": lambda k, _: f"option {LETTERS[k] if k < len(LETTERS) else k}"}):
+        if q.id in seen:
+            errors.append(f"quiz question {q.id!r}: duplicate id")
+        seen.add(q.id)
+        out.append(q.model_dump())
     if errors:
         raise QuizError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
     return out

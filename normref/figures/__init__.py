@@ -20,7 +20,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import cache
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, field_validator
+
+from .. import cache, schema
 from .._registry import Registry
 
 from ..bilingual import LANGS  # the one definition
@@ -29,7 +33,8 @@ TEXTS = Path(__file__).with_name("figures.yml")
 TEXT_KINDS = ("alt", "caption")
 
 __all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
-           "check_texts", "render_svg", "render_cached", "render_many", "render_task", "schedule", "key",
+           "check_texts", "label", "labels", "labels_of", "render_svg", "render_cached", "render_many", "render_task",
+           "schedule", "key",
            "declared", "module_of"]
 
 
@@ -136,38 +141,100 @@ def get(name: str) -> FigureSpec:
 
 # ---------------------------------------------------------------- texts (figures.yml)
 
+_PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
 
-def _bilingual(where: str, value) -> dict[str, str]:
+
+
+_FigText = schema.Paragraphs  # {zh, en}, only stripped (the YAML folds the lines)
+
+
+class _FigureEntry(schema.Model):
+    alt: _FigText
+    caption: _FigText
+
+
+def _placeholders(text: str) -> set[str]:
+    return {m.group(1) for m in _PLACEHOLDER.finditer(text)}
+
+
+def _label_table(value):
+    """{English label: Chinese label} of one figure module; both non-empty, with the same {{fields}}."""
     if not isinstance(value, dict):
-        raise FigureTextError(f"{where} must be a mapping with zh and en text, got {type(value).__name__}")
-    extra = sorted(set(value) - set(LANGS))
-    if extra:
-        raise FigureTextError(f"{where} has unknown language(s) {extra}; expected only zh and en")
-    for lang in LANGS:
-        text = value.get(lang)
-        if not isinstance(text, str) or not text.strip():
-            raise FigureTextError(f"{where} has no {lang} text (both languages are required)")
-    return {lang: value[lang].strip() for lang in LANGS}
+        raise schema.problem(f"must map English labels to Chinese ones, got {type(value).__name__}")
+    for en, zh in value.items():
+        if not (isinstance(en, str) and en.strip() and isinstance(zh, str) and zh.strip()):
+            raise schema.problem(f"maps {en!r} to {zh!r}; expected non-empty English and Chinese text")
+        if _placeholders(en) != _placeholders(zh):
+            raise schema.problem(f"label {en!r} has the fields {sorted(_placeholders(en))} but its Chinese "
+                                 f"{zh!r} has {sorted(_placeholders(zh))}")
+    return value
+
+
+class _TextsFile(schema.Model):
+    phrases: dict[str, _FigText] | None
+    labels: dict[str, Annotated[dict[str, str], BeforeValidator(_label_table)]] | None
+    figures: dict[str, Any]
+
+    @field_validator("figures", mode="before")
+    @classmethod
+    def _figures_mapping(cls, value):
+        if not isinstance(value, dict):
+            raise schema.problem(f"must be a mapping {{figure name: {{alt, caption}}}}, got {type(value).__name__}")
+        return value
 
 
 def parse_texts(raw, source: str = TEXTS.name) -> dict:
-    """Validate the parsed YAML: {"phrases": {name: {lang: text}}, "figures": {name: {kind: {lang: text}}}}."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("figures"), dict):
-        raise FigureTextError(f"{source}: expected a mapping with a 'figures' mapping")
-    extra = sorted(set(raw) - {"phrases", "figures"})
-    if extra:
-        raise FigureTextError(f"{source}: unknown top-level key(s) {extra}; expected phrases and figures")
-    phrases = {str(k): _bilingual(f"{source}: phrase {k!r}", v) for k, v in (raw.get("phrases") or {}).items()}
-    figs = {}
-    for name, entry in raw["figures"].items():
-        where = f"{source}: figure {name!r}"
-        if not isinstance(entry, dict):
-            raise FigureTextError(f"{where} must be a mapping with alt and caption")
-        wrong = sorted(set(entry) ^ set(TEXT_KINDS))
-        if wrong:
-            raise FigureTextError(f"{where} must have exactly alt and caption; wrong or missing: {wrong}")
-        figs[str(name)] = {kind: _bilingual(f"{where}, {kind}", entry[kind]) for kind in TEXT_KINDS}
-    return {"phrases": phrases, "figures": figs}
+    """Validate the parsed YAML: {"phrases": {name: {lang: text}}, "labels": {module: {en: zh}},
+    "figures": {name: {kind: {lang: text}}}} (``normref.schema`` checks each entry)."""
+    errors: list[str] = []
+    top = schema.validate(_TextsFile, raw, source, {}, errors)
+    if top is not None:
+        figs = {str(k): e.model_dump() for k, e in schema.validate_entries(
+            _FigureEntry, top.figures, lambda k, _: f"{source}: figure {k!r}", errors)}
+    if errors:
+        raise FigureTextError("\n".join(errors))
+    return {"phrases": dict(top.phrases or {}), "labels": dict(top.labels or {}), "figures": figs}
+
+
+def label(module: str, lang: str, en: str, fields: Mapping) -> str:
+    """A figure's short label (axis, legend, title) in ``lang``: ``en`` itself, or its Chinese in
+    figures.yml (``labels: {module: {en: zh}}``); ``{{field}}``/``{{field:spec}}`` filled from ``fields``."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    short = module.rpartition(".")[2]
+    text = en
+    if lang == "zh":
+        table = texts()["labels"].get(short, {})
+        if en not in table:
+            raise FigureTextError(f"{TEXTS.name}: no Chinese for the label {en!r} of figures/{short}.py; "
+                                  f"add it under labels: {short}:")
+        text = table[en]
+
+    def one(m):
+        if m.group(1) not in fields:
+            raise FigureTextError(f"figures/{short}.py: label {en!r} uses {{{{{m.group(1)}}}}}, "
+                                  f"which the call does not give (fields: {', '.join(sorted(fields)) or 'none'})")
+        return format(fields[m.group(1)], m.group(2) or "")
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def labels(module: str):
+    """The label function of a figure module: ``t(lang, "English label", **fields)`` gives the
+    label in ``lang``; the Chinese is in figures.yml under ``labels: {module's short name}``.
+    ``{{field}}`` or ``{{field:spec}}`` in a label is filled from ``fields``."""
+
+    def t(lang: str, en: str, /, **fields) -> str:
+        return label(module, lang, en, fields)
+
+    return t
+
+
+def labels_of(modules) -> dict:
+    """{module: its labels} for the figure modules among ``modules`` (part of a figure's cache key)."""
+    table = texts()["labels"]
+    return {m: table[m.rpartition(".")[2]] for m in sorted(modules)
+            if m.startswith(__name__ + ".") and m.rpartition(".")[2] in table}
 
 
 def texts(path: Path | None = None) -> dict:
@@ -201,9 +268,6 @@ def _check_names(path: Path) -> None:
     if known - have:
         raise FigureTextError(f"{source}: no alt text and caption for the figure(s) "
                               f"{', '.join(sorted(known - have))}")
-
-
-_PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
 
 
 def _fill(text: str, lang: str, phrases: dict, fields: Mapping, where: str, depth: int = 0) -> str:
@@ -258,7 +322,9 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
 def key(name: str, lang: str, theme: str) -> str:
     """The cache key of one variant of a figure (its module's import closure, lang, theme, versions)."""
     _check(lang, theme)
-    return cache.make_key("figure", name, (lang, theme), (module_of(name),))
+    module = module_of(name)
+    # The key covers the module's code and imports (make_key), and the labels figures.yml gives them.
+    return cache.make_key("figure", name, (lang, theme, labels_of(cache.closure((module,)))), (module,))
 
 
 def render_cached(name: str, lang: str, theme: str) -> tuple[bytes, bool]:

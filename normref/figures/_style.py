@@ -27,11 +27,6 @@ def _register_cjk_font() -> None:
         font_manager.fontManager.addfont(str(path))
 
 
-def t(lang: str, zh: str, en: str) -> str:
-    """Pick the label for ``lang``."""
-    return zh if lang == "zh" else en
-
-
 def colors(theme: str) -> list[str]:
     return PALETTES[theme]["c"]
 

@@ -6,8 +6,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from . import figure
-from ._style import PALETTES, colors, t
+from . import figure, labels
+from ._style import PALETTES, colors
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The diagram's batch: three sentences of different lengths, padded to the longest.
 _LENGTHS = (4, 2, 3)
@@ -31,26 +33,22 @@ def _grid(ax, lang, theme, mode):
             ax.add_patch(Rectangle((f, y), 0.92, 0.92, fc=hi if lit else "none", alpha=0.55 if lit else 1,
                                    ec=muted, lw=0.8, hatch="///" if pad else None))
         if i == 0:
-            ax.text(-0.3, y - (T - 1) / 2 + 0.45, t(lang, f"句 {s + 1}", f"sentence {s + 1}"), ha="right",
+            ax.text(-0.3, y - (T - 1) / 2 + 0.45, t(lang, "sentence {{n}}", n=s + 1), ha="right",
                     va="center", color=fg, fontsize=10)
     bottom = -0.35 * (len(_LENGTHS) - 1)  # the lowest row's lower edge
     ax.set_xlim(-2.6, _FEATURES + 0.3)
     ax.set_ylim(bottom - 2.6, n_rows + 1.0)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.text(_FEATURES / 2, bottom - 0.15, t(lang, "特征维度 →", "features →"), ha="center", va="top", color=muted,
+    ax.text(_FEATURES / 2, bottom - 0.15, t(lang, "features →"), ha="center", va="top", color=muted,
             fontsize=8.5)
-    ax.text(-0.3, n_rows + 0.3, t(lang, "词元 ↓", "tokens ↓"), ha="right", va="center", color=muted, fontsize=8.5)
+    ax.text(-0.3, n_rows + 0.3, t(lang, "tokens ↓"), ha="right", va="center", color=muted, fontsize=8.5)
     if mode == "batch":
-        ax.set_title(t(lang, "BatchNorm：每个特征一组统计量，\n取自整批的所有词元",
-                       "BatchNorm: statistics per feature,\nover every token of the batch"), fontsize=11, color=fg)
-        note = t(lang, "随同批的句子而变；斜线格是填充，\n推理时改用训练中累积的滑动平均",
-                 "change with the batch-mates; hatched cells\nare padding; inference uses running averages")
+        ax.set_title(t(lang, "BatchNorm: statistics per feature,\nover every token of the batch"), fontsize=11, color=fg)
+        note = t(lang, "change with the batch-mates; hatched cells\nare padding; inference uses running averages")
     else:
-        ax.set_title(t(lang, "LayerNorm / RMSNorm：每个词元一组统计量，\n取自它自己的全部特征",
-                       "LayerNorm / RMSNorm: statistics per token,\nover its own features"), fontsize=11, color=fg)
-        note = t(lang, "与同批的其他句子、填充和批大小无关；\n训练与推理算的是同一个式子",
-                 "independent of batch-mates, padding and batch\nsize; the same formula in training and inference")
+        ax.set_title(t(lang, "LayerNorm / RMSNorm: statistics per token,\nover its own features"), fontsize=11, color=fg)
+        note = t(lang, "independent of batch-mates, padding and batch\nsize; the same formula in training and inference")
     ax.text(_FEATURES / 2, bottom - 0.85, note, ha="center", va="top", color=fg, fontsize=9.5)
 
 
@@ -70,7 +68,7 @@ def _measured_fields() -> dict:
     return {
         "n_texts": len(sb.TEXTS),
         "n_batches": sb.N_BATCHES,
-        "layers_zh": "、".join(str(v) for v in sb.LAYERS),
+        "layers_zh": t("zh", ", ").join(str(v) for v in sb.LAYERS),
         "layers_en": ", ".join(str(v) for v in sb.LAYERS[:-1]) + f" and {sb.LAYERS[-1]}",
         "main_layer": sb.LAYERS[len(sb.LAYERS) // 2],
     }
@@ -84,9 +82,9 @@ def batchnorm_fluctuation(lang: str, theme: str):
     c, muted = colors(theme), PALETTES[theme]["muted"]
     main = LAYERS[len(LAYERS) // 2]
     series = [
-        ("var_cv", c[1], "-", t(lang, "批方差的变异系数（特征中位数）", "variation of the batch variance (median feature)")),
-        ("out_change", c[0], "--", t(lang, "换一批同伴，同一词元输出的变化", "change of a token's output with new batch-mates")),
-        ("train_vs_inference", c[2], ":", t(lang, "训练（批统计量）与推理（全体统计量）之差", "training (batch stats) vs inference (all tokens)")),
+        ("var_cv", c[1], "-", t(lang, "variation of the batch variance (median feature)")),
+        ("out_change", c[0], "--", t(lang, "change of a token's output with new batch-mates")),
+        ("train_vs_inference", c[2], ":", t(lang, "training (batch stats) vs inference (all tokens)")),
     ]
     fig, ax = plt.subplots(figsize=(6.6, 3.9))
     bs = np.array(BATCH_SIZES)
@@ -95,16 +93,15 @@ def batchnorm_fluctuation(lang: str, theme: str):
         ax.fill_between(bs, per_layer.min(0), per_layer.max(0), color=col, alpha=0.15, lw=0)
         ax.plot(bs, per_layer[LAYERS.index(main)], color=col, ls=ls, lw=2.2, marker="o", ms=4, label=label)
     ax.axhline(0, color=muted, lw=2.4)
-    ax.annotate(t(lang, "LayerNorm / RMSNorm：0", "LayerNorm / RMSNorm: 0"), (bs[-1], 0), xytext=(-4, 5),
+    ax.annotate(t(lang, "LayerNorm / RMSNorm: 0"), (bs[-1], 0), xytext=(-4, 5),
                 textcoords="offset points", ha="right", color=muted, fontsize=8.5)
     ax.set_xscale("log", base=2)
     ax.set_xticks(bs)
     ax.set_xticklabels([str(b) for b in bs])
     ax.set_ylim(bottom=-1.5)
-    ax.set_xlabel(t(lang, "批大小（句子数）", "batch size (sentences)"))
+    ax.set_xlabel(t(lang, "batch size (sentences)"))
     ax.set_ylabel("%")
-    ax.set_title(t(lang, f"SmolLM2 第 {main} 层的残差流上，BatchNorm 的统计量随批而晃",
-                   f"BatchNorm's statistics move with the batch (SmolLM2, layer {main})"), fontsize=10)
+    ax.set_title(t(lang, "BatchNorm's statistics move with the batch (SmolLM2, layer {{main}})", main=main), fontsize=10)
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     return fig

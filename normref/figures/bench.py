@@ -10,27 +10,30 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, PercentFormatter
 
-from . import figure
-from ._style import PALETTES, colors, t
+from . import figure, labels
+from ._style import PALETTES, colors
 from ..results import bench_cpu
 
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
-# family -> (zh label, en label, color index); the copy is drawn separately.
+
+# family -> (label, color index); the copy is drawn separately.
 FAMILY_LABEL = {
-    "composed": ("逐算子组合", "composed ops", 3),
-    "functional": ("F.*_norm", "F.*_norm", 1),
-    "module": ("torch.nn 模块", "torch.nn modules", 5),
-    "compiled": ("torch.compile", "torch.compile", 4),
-    "normref": ("normref", "normref", 0),
+    "composed": ("composed ops", 3),
+    "functional": ("F.*_norm", 1),
+    "module": ("torch.nn modules", 5),
+    "compiled": ("torch.compile", 4),
+    "normref": ("normref", 0),
 }
+MODE_LABEL = {"forward": "forward", "forward+backward": "forward + backward"}
 NORM_STYLE = {"rms": "-", "ln": "--"}
 
 
 def _machine(lang: str, rep: dict) -> str:
     m = rep["machine"]
     date = m["date"][:10]
-    return t(lang, f"实测：{m['cpu_model']}，{m['torch_threads']} 线程，torch {m['torch']}，{date}",
-             f"measured: {m['cpu_model']}, {m['torch_threads']} threads, torch {m['torch']}, {date}")
+    return t(lang, "measured: {{cpu_model}}, {{torch_threads}} threads, torch {{torch}}, {{date}}",
+             cpu_model=m["cpu_model"], torch_threads=m["torch_threads"], torch=m["torch"], date=date)
 
 
 def _rows(rep, mode="forward", dtype="float32"):
@@ -60,22 +63,22 @@ def bench_time(lang: str, theme: str):
     c, p = colors(theme), PALETTES[theme]
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     dims, copy = _series(rows, "copy", "copy", lambda r: r["time_s"]["median"] * 1e3)
-    ax.plot(dims, copy, color=p["muted"], lw=2, ls=":", label=t(lang, "复制 x.clone()（屋顶线）", "copy x.clone() (roofline)"))
+    ax.plot(dims, copy, color=p["muted"], lw=2, ls=":", label=t(lang, "copy x.clone() (roofline)"))
     for fam in _families(rows):
-        zh, en, ci = FAMILY_LABEL[fam]
+        label, ci = FAMILY_LABEL[fam]
         for norm in ("rms", "ln"):
             ds, ms = _series(rows, fam, norm, lambda r: r["time_s"]["median"] * 1e3)
             if ds:
                 name = "RMSNorm" if norm == "rms" else "LayerNorm"
                 ax.plot(ds, ms, color=c[ci], ls=NORM_STYLE[norm], lw=1.8, marker="o", ms=3,
-                        label=f"{t(lang, zh, en)} · {name}")
+                        label=f"{t(lang, label)} · {name}")
     _dims_axis(ax, dims)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
-    ax.set_xlabel(t(lang, "隐藏维度 d（行数 = 总元素数 / d）", "hidden size d (rows = total elements / d)"))
-    ax.set_ylabel(t(lang, "前向耗时（毫秒，中位数，对数坐标）", "forward time (ms, median, log scale)"))
-    ax.set_title(t(lang, "同样的字节，耗时差出数倍：差别在实现，不在公式", "Same bytes, several-fold apart: the kernel matters, not the formula"),
+    ax.set_xlabel(t(lang, "hidden size d (rows = total elements / d)"))
+    ax.set_ylabel(t(lang, "forward time (ms, median, log scale)"))
+    ax.set_title(t(lang, "Same bytes, several-fold apart: the kernel matters, not the formula"),
                  fontsize=10)
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.17))
     fig.text(0.01, 0.005, _machine(lang, rep), fontsize=7, color=p["muted"])
@@ -95,11 +98,11 @@ def bench_roofline(lang: str, theme: str):
         rows = [r for r in _rows(rep, mode) if r["d"] == d and r["family"] != "copy"]
         labels, vals, cols, hatches = [], [], [], []
         for fam in _families(rows):
-            zh, en, ci = FAMILY_LABEL[fam]
+            label, ci = FAMILY_LABEL[fam]
             for norm in ("rms", "ln"):
                 hit = [r for r in rows if r["family"] == fam and r["norm"] == norm]
                 if hit:
-                    labels.append(f"{t(lang, zh, en)} · {'RMS' if norm == 'rms' else 'LN'}")
+                    labels.append(f"{t(lang, label)} · {'RMS' if norm == 'rms' else 'LN'}")
                     vals.append(hit[0]["copy_fraction"] * 100)
                     cols.append(c[ci])
                     hatches.append("" if norm == "rms" else "//")
@@ -114,10 +117,10 @@ def bench_roofline(lang: str, theme: str):
         ax.set_yticklabels(labels, fontsize=8)
         ax.xaxis.set_major_formatter(PercentFormatter())
         ax.set_xlim(0, max(115, max(vals) + 20))
-        ax.set_title(t(lang, "前向" if mode == "forward" else "前向 + 反向", mode.replace("+", " + ")), fontsize=10)
-        ax.set_xlabel(t(lang, "占复制带宽的比例", "share of the copy bandwidth"))
+        ax.set_title(t(lang, MODE_LABEL[mode]), fontsize=10)
+        ax.set_xlabel(t(lang, "share of the copy bandwidth"))
         ax.grid(axis="y", visible=False)
-    fig.suptitle(t(lang, f"离屋顶线有多远（d = {d}）", f"How close to the roofline (d = {d})"), fontsize=11)
+    fig.suptitle(t(lang, "How close to the roofline (d = {{d}})", d=d), fontsize=11)
     fig.text(0.01, 0.005, _machine(lang, rep), fontsize=7, color=p["muted"])
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
@@ -131,20 +134,20 @@ def bench_ratio(lang: str, theme: str):
     fig, ax = plt.subplots(figsize=(7.2, 3.9))
     dims = sorted({r["d"] for r in rs})
     for fam in [f for f in FAMILY_LABEL if any(r["family"] == f for r in rs)]:
-        zh, en, ci = FAMILY_LABEL[fam]
+        label, ci = FAMILY_LABEL[fam]
         pts = sorted((r["d"], r["rms_over_ln"]) for r in rs if r["family"] == fam)
-        ax.plot([q[0] for q in pts], [q[1] for q in pts], color=c[ci], lw=2, marker="o", ms=3, label=t(lang, zh, en))
+        ax.plot([q[0] for q in pts], [q[1] for q in pts], color=c[ci], lw=2, marker="o", ms=3, label=t(lang, label))
     ax.axhline(1, color=p["muted"], ls=":", lw=1.2)
-    ax.annotate(t(lang, "RMSNorm 更快 ↓", "RMSNorm faster ↓"), (dims[0], 1), xytext=(2, -12),
+    ax.annotate(t(lang, "RMSNorm faster ↓"), (dims[0], 1), xytext=(2, -12),
                 textcoords="offset points", fontsize=8, color=p["muted"])
     _dims_axis(ax, dims)
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(FixedLocator([0.25, 0.5, 1, 2, 4]))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_yticklabels(["0.25", "0.5", "1", "2", "4"])
-    ax.set_xlabel(t(lang, "隐藏维度 d", "hidden size d"))
-    ax.set_ylabel(t(lang, "RMSNorm 耗时 ÷ LayerNorm 耗时", "RMSNorm time ÷ LayerNorm time"))
-    ax.set_title(t(lang, "RMSNorm 快不快，取决于你拿到的是哪种实现", "Whether RMSNorm is faster depends on the implementation you get"),
+    ax.set_xlabel(t(lang, "hidden size d"))
+    ax.set_ylabel(t(lang, "RMSNorm time ÷ LayerNorm time"))
+    ax.set_title(t(lang, "Whether RMSNorm is faster depends on the implementation you get"),
                  fontsize=10)
     ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     fig.text(0.01, 0.005, _machine(lang, rep), fontsize=7, color=p["muted"])

@@ -7,8 +7,10 @@ import matplotlib.ticker as mticker
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from . import figure
-from ._style import PALETTES, colors, t
+from . import figure, labels
+from ._style import PALETTES, colors
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -37,12 +39,12 @@ def moe_block(lang: str, theme: str):
     # lanes: full width d above, latent width ℓ below
     ax.add_patch(FancyBboxPatch((1.5, 3.55), 6.9, 1.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[1], alpha=0.08, ec="none"))
     ax.add_patch(FancyBboxPatch((2.35, 0.95), 6.05, 2.45, boxstyle="round,pad=0,rounding_size=0.2", fc=c[2], alpha=0.08, ec="none"))
-    ax.text(1.6, 4.88, t(lang, "全宽度 d：共享分支", "full width d: shared branch"), color=c[1], fontsize=8.5, va="top")
-    ax.text(2.45, 3.33, t(lang, "潜空间维度 ℓ：路由分支（匝道）", "latent dimension ℓ: routed branch (the ramp)"), color=c[2],
+    ax.text(1.6, 4.88, t(lang, "full width d: shared branch"), color=c[1], fontsize=8.5, va="top")
+    ax.text(2.45, 3.33, t(lang, "latent dimension ℓ: routed branch (the ramp)"), color=c[2],
             fontsize=8.5, va="top")
     bg = "none"
     _box(ax, 0.55, 2.6, 0.8, 0.6, "x", bg, fg, fg, size=11)
-    _box(ax, 5.0, 4.2, 3.6, 0.65, t(lang, "共享专家 ×2（GLU，宽度 d）", "shared experts ×2 (GLU, width d)"), bg, c[1], fg)
+    _box(ax, 5.0, 4.2, 3.6, 0.65, t(lang, "shared experts ×2 (GLU, width d)"), bg, c[1], fg)
     _box(ax, 2.9, 2.1, 0.9, 0.6, "W↓\nd→ℓ", bg, c[2], fg, size=8.5)
     # experts: a column, the chosen ones colored
     chosen = {1: "p₁", 3: "p₂"}
@@ -58,13 +60,12 @@ def moe_block(lang: str, theme: str):
     _arrow(ax, (4.95, 1.8), (5.2, 2.0), c[2])
     ax.text(6.13, 2.28, "u", color=fg, fontsize=11, style="italic")
     _box(ax, 6.95, 2.1, 1.05, 0.62, "RMSNorm", c[0], c[0], on_fill, lw=2, size=9)
-    ax.text(6.95, 2.62, t(lang, "K3 新增", "added in K3"), color=c[0], fontsize=8, ha="center")
+    ax.text(6.95, 2.62, t(lang, "added in K3"), color=c[0], fontsize=8, ha="center")
     _box(ax, 8.05, 2.1, 0.75, 0.6, "W↑\nℓ→d", bg, c[2], fg, size=8.5)
     _box(ax, 9.1, 2.6, 0.5, 0.5, "+", bg, fg, fg, size=12)
     _box(ax, 9.9, 2.6, 0.55, 0.5, "y", bg, fg, fg, size=11)
     # router on the full-width x
-    _box(ax, 3.9, 0.25, 4.6, 0.5, t(lang, "路由器：在全宽度 x 上打分 → top-k → softmax → pᵢ",
-                                    "router: scores full-width x → top-k → softmax → pᵢ"), bg, muted, fg, size=8)
+    _box(ax, 3.9, 0.25, 4.6, 0.5, t(lang, "router: scores full-width x → top-k → softmax → pᵢ"), bg, muted, fg, size=8)
     # wires
     _arrow(ax, (0.95, 2.75), (3.2, 4.2), c[1], rad=-0.25)
     _arrow(ax, (6.8, 4.2), (9.05, 2.85), c[1], rad=-0.25)
@@ -75,7 +76,7 @@ def moe_block(lang: str, theme: str):
     _arrow(ax, (7.48, 2.1), (7.67, 2.1), c[2])
     _arrow(ax, (8.43, 2.2), (8.85, 2.5), c[2])
     _arrow(ax, (9.35, 2.6), (9.62, 2.6), fg)
-    ax.text(6.95, 1.55, t(lang, "原始 LatentMoE：无此层，\nW↑ 直接乘 u", "original LatentMoE: no norm,\nW↑ multiplies u directly"),
+    ax.text(6.95, 1.55, t(lang, "original LatentMoE: no norm,\nW↑ multiplies u directly"),
             color=muted, fontsize=7.5, ha="center", va="top")
     fig.tight_layout(pad=0.2)
     return fig
@@ -84,18 +85,18 @@ def moe_block(lang: str, theme: str):
 # ----------------------------------------------------------------------------- ‖u‖ spread
 
 _SWEEP_LABEL = {
-    "top_k": ("每个词元的专家数 k", "experts per token k"),
-    "temperature": ("路由温度 τ", "routing temperature τ"),
-    "n_experts": ("路由专家总数 N", "routed experts N"),
-    "expert_spread": ("专家输出尺度差异 σ", "spread of expert output sizes σ"),
+    "top_k": "experts per token k",
+    "temperature": "routing temperature τ",
+    "n_experts": "routed experts N",
+    "expert_spread": "spread of expert output sizes σ",
 }
 
 
 def _base_note(lang):
     from ..experiments.moe import BASE, BASE_SPREAD
 
-    return t(lang, f"其余取基准：{BASE['n_experts']} 选 {BASE['top_k']}，τ = {BASE['temperature']:g}，σ = {BASE_SPREAD:g}",
-             f"others at the base: top-{BASE['top_k']} of {BASE['n_experts']}, τ = {BASE['temperature']:g}, σ = {BASE_SPREAD:g}")
+    return t(lang, "others at the base: top-{{top_k}} of {{n_experts}}, τ = {{temperature:g}}, σ = {{spread:g}}",
+             top_k=BASE["top_k"], n_experts=BASE["n_experts"], temperature=BASE["temperature"], spread=BASE_SPREAD)
 
 
 @figure("moe_u_dist")
@@ -114,16 +115,15 @@ def moe_u_dist(lang: str, theme: str):
         for k in ("cbars", "cmins", "cmaxes", "cmedians"):
             parts[k].set_color(c[1])
         ax.set_xticks(range(1, len(sw["values"]) + 1), [f"{v:g}" for v in sw["values"]])
-        ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
+        ax.set_xlabel(t(lang, _SWEEP_LABEL[name]))
         base_val = r["base"][name]
         i = list(sw["values"]).index(base_val) + 1
         ax.get_xticklabels()[i - 1].set_color(c[0])
-    axes[0].set_ylabel(t(lang, "‖u‖（log₁₀）", "‖u‖ (log₁₀)"))
+    axes[0].set_ylabel(t(lang, "‖u‖ (log₁₀)"))
     b = r["base_run"]["max_over_min_u"]
-    fig.suptitle(t(lang, f"同一层、同样长度的输入：基准设置下 ‖u‖ 的第 99 与第 1 百分位相差 {b:.0f} 倍（无 RMSNorm 时 W↑ 照单全收）",
-                   f"Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {b:.0f}× the 1st "
-                   "(without the norm, W↑ takes it as is)"), fontsize=10)
-    fig.text(0.5, 0.005, _base_note(lang) + t(lang, "（彩色刻度）", " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=9.2)
+    fig.suptitle(t(lang, "Same layer, inputs of equal length: at the base, the 99th percentile of ‖u‖ is {{b:.0f}}× "
+                         "the 1st (without the norm, W↑ takes it as is)", b=b), fontsize=10)
+    fig.text(0.5, 0.005, _base_note(lang) + t(lang, " (colored tick)"), ha="center", va="bottom", color=muted, fontsize=9.2)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
@@ -135,10 +135,10 @@ def moe_u_cv(lang: str, theme: str):
     r = u_spread()
     c, muted = colors(theme), PALETTES[theme]["muted"]
     series = [
-        ("cv_u", c[1], "--", t(lang, "‖u‖（无 RMSNorm 时 W↑ 的输入）", "‖u‖ (W↑'s input without the norm)")),
-        ("cv_routed_raw", c[3], "-", t(lang, "路由分支 ‖W↑u‖（原始 LatentMoE）", "routed branch ‖W↑u‖ (original LatentMoE)")),
-        ("cv_routed_norm", c[0], "-", t(lang, "路由分支 ‖W↑·RMSNorm(u)‖（K3）", "routed branch ‖W↑·RMSNorm(u)‖ (K3)")),
-        ("cv_shared", c[2], ":", t(lang, "共享分支 ‖ΣE_shared(x)‖", "shared branch ‖ΣE_shared(x)‖")),
+        ("cv_u", c[1], "--", t(lang, "‖u‖ (W↑'s input without the norm)")),
+        ("cv_routed_raw", c[3], "-", t(lang, "routed branch ‖W↑u‖ (original LatentMoE)")),
+        ("cv_routed_norm", c[0], "-", t(lang, "routed branch ‖W↑·RMSNorm(u)‖ (K3)")),
+        ("cv_shared", c[2], ":", t(lang, "shared branch ‖ΣE_shared(x)‖")),
     ]
     fig, axes = plt.subplots(1, 4, figsize=(9.6, 3.6), sharey=True)
     for ax, (name, sw) in zip(axes, r["sweeps"].items()):
@@ -146,10 +146,10 @@ def moe_u_cv(lang: str, theme: str):
         for key, col, ls, label in series:
             ax.plot(xs, [run[key] for run in sw["runs"]], color=col, ls=ls, marker="o", ms=3.5, lw=1.8, label=label)
         ax.set_xticks(xs, [f"{v:g}" for v in sw["values"]])
-        ax.set_xlabel(t(lang, *_SWEEP_LABEL[name]))
+        ax.set_xlabel(t(lang, _SWEEP_LABEL[name]))
     top = max(run[k] for sw in r["sweeps"].values() for run in sw["runs"] for k, *_ in series)
     axes[0].set_ylim(0, top * 1.05)
-    axes[0].set_ylabel(t(lang, "每个词元长度的变异系数", "CV of per-token length"))
+    axes[0].set_ylabel(t(lang, "CV of per-token length"))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9.2)
     fig.text(0.5, 0.005, _base_note(lang), ha="center", va="bottom", color=muted, fontsize=9.2)
@@ -169,8 +169,8 @@ def moe_training(lang: str, theme: str):
     lrs = r["lrs"]
     fig, axes = plt.subplots(1, len(lrs), figsize=(8.4, 3.4), sharey=True)
     for ax, lr in zip(np.atleast_1d(axes), lrs):
-        for normalize, col, label in ((False, c[3], t(lang, "原始 LatentMoE（W↑u）", "original LatentMoE (W↑u)")),
-                                      (True, c[0], t(lang, "K3：W↑·RMSNorm(u)", "K3: W↑·RMSNorm(u)"))):
+        for normalize, col, label in ((False, c[3], t(lang, "original LatentMoE (W↑u)")),
+                                      (True, c[0], t(lang, "K3: W↑·RMSNorm(u)"))):
             runs = [x for x in r["runs"] if x["lr"] == lr and x["normalize"] == normalize]
             steps = np.array(runs[0]["steps"])
             vals = np.array([x["val"] for x in runs])
@@ -181,9 +181,9 @@ def moe_training(lang: str, theme: str):
         ax.yaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
         ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
         ax.yaxis.set_minor_formatter(mticker.NullFormatter())
-        ax.set_title(t(lang, f"学习率 {lr:g}", f"learning rate {lr:g}"), fontsize=10)
-        ax.set_xlabel(t(lang, "训练步数", "training step"))
-    np.atleast_1d(axes)[0].set_ylabel(t(lang, "验证集 MSE", "validation MSE"))
+        ax.set_title(t(lang, "learning rate {{lr:g}}", lr=lr), fontsize=10)
+        ax.set_xlabel(t(lang, "training step"))
+    np.atleast_1d(axes)[0].set_ylabel(t(lang, "validation MSE"))
     handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.9))

@@ -5,9 +5,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import figure
-from ._style import PALETTES, colors, t
+from . import figure, labels
+from ._style import PALETTES, colors
 from .toll_booth import BRANCH_X, MAIN_X, _arrow, _box, _plus, draw_layout
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The lab (normref.experiments.placement) imports torch: it is imported inside the functions that draw or
 # caption a figure, so listing the figures does not load torch.
@@ -55,10 +57,10 @@ def _mixln(ax, lang, theme):
              booth if post else main, on_booth if post else fg, lw=1.4)
     _box(ax, (MAIN_X + 0.1, 5.2), 1.0, 0.45, "LN", booth, booth, on_booth, lw=1.4)
     _arrow(ax, (MAIN_X + 0.1, 5.45), (MAIN_X + 0.1, 5.8), main, lw=2)
-    ax.text(MAIN_X + 0.1, 6.05, t(lang, "输出头", "head"), ha="center", va="center", color=fg, fontsize=9)
-    ax.text(2.4, (ys[0] + ys[n_post - 1]) / 2, t(lang, "前 ¼ 层", "first ¼"), color=booth, fontsize=8.5, va="center")
-    ax.text(2.4, (ys[n_post] + ys[-1]) / 2, t(lang, "其余 ¾ 层", "other ¾"), color=main, fontsize=8.5, va="center")
-    ax.text(2.4, 5.2, t(lang, "最终归一化", "final norm"), color=booth, fontsize=8.5, va="center")
+    ax.text(MAIN_X + 0.1, 6.05, t(lang, "head"), ha="center", va="center", color=fg, fontsize=9)
+    ax.text(2.4, (ys[0] + ys[n_post - 1]) / 2, t(lang, "first ¼"), color=booth, fontsize=8.5, va="center")
+    ax.text(2.4, (ys[n_post] + ys[-1]) / 2, t(lang, "other ¾"), color=main, fontsize=8.5, va="center")
+    ax.text(2.4, 5.2, t(lang, "final norm"), color=booth, fontsize=8.5, va="center")
 
 
 def _qk(ax, lang, theme):
@@ -88,7 +90,7 @@ def _qk(ax, lang, theme):
     _arrow(ax, (1.375, 4.7), (2.0, 5.25), branch)
     _arrow(ax, (xs["v"], 5.0), (2.2, 5.35), branch)
     _box(ax, (2.1, 5.55), 1.2, 0.5, "× V", "none", branch, fg)
-    ax.text(0.05, 5.95, t(lang, "|logit| ≤ √dₕ · 增益", "|logit| ≤ √dₕ · gains"), color=booth, fontsize=8.5)
+    ax.text(0.05, 5.95, t(lang, "|logit| ≤ √dₕ · gains"), color=booth, fontsize=8.5)
 
 
 def _k3(ax, lang, theme):
@@ -103,7 +105,7 @@ def _k3(ax, lang, theme):
     X, BX = MAIN_X - 0.3, BRANCH_X
     ax.text(X, 0.1, "$x$", ha="center", va="center", color=fg, fontsize=12)
     _arrow(ax, (X, 0.35), (X, 1.6), main, lw=2.5)
-    _box(ax, (X, 2.2), 1.3, 1.1, t(lang, "共享\n专家\n（宽 d）", "shared\nexperts\n(width d)"), "none", main, fg)
+    _box(ax, (X, 2.2), 1.3, 1.1, t(lang, "shared\nexperts\n(width d)"), "none", main, fg)
     _arrow(ax, (X, 2.75), (X, 4.93), main, lw=2.5, style="-")
     _plus(ax, (X, 5.1), main, fg)
     _arrow(ax, (X, 5.27), (X, 5.8), main, lw=2.5)
@@ -113,7 +115,7 @@ def _k3(ax, lang, theme):
     _arrow(ax, (BX, 0.9), (BX, ys["down"] - 0.25), branch)
     _box(ax, (BX, ys["down"]), 1.0, 0.45, "W↓", "none", branch, fg)
     _arrow(ax, (BX, ys["down"] + 0.22), (BX, ys["experts"] - 0.35), branch)
-    _box(ax, (BX, ys["experts"]), 1.6, 0.75, t(lang, "路由专家\nΣ pᵢEᵢ = u", "routed\nΣ pᵢEᵢ = u"), "none", branch, fg)
+    _box(ax, (BX, ys["experts"]), 1.6, 0.75, t(lang, "routed\nΣ pᵢEᵢ = u"), "none", branch, fg)
     _arrow(ax, (BX, ys["experts"] + 0.35), (BX, ys["norm"] - 0.3), branch)
     _box(ax, (BX, ys["norm"]), 1.6, 0.55, "RMSNorm", booth, booth, on_booth, lw=1.8)
     _arrow(ax, (BX, ys["norm"] + 0.28), (BX, ys["up"] - 0.25), branch)
@@ -122,15 +124,15 @@ def _k3(ax, lang, theme):
     _arrow(ax, (BX, 5.1), (X + 0.18, 5.1), branch)
 
 
-_PANELS = [
-    ("post", "(a) Post-LN", "(a) Post-LN"),
-    ("pre", "(b) Pre-LN", "(b) Pre-LN"),
-    ("peri", "(c) Peri-LN / 三明治", "(c) Peri-LN / sandwich"),
-    ("output", "(d) 输出端归一化（OLMo 2）", "(d) output norm (OLMo 2)"),
-    ("deepnorm", "(e) DeepNorm", "(e) DeepNorm"),
-    ("mixln", "(f) Mix-LN", "(f) Mix-LN"),
-    ("qk", "(g) QK-norm（注意力内部）", "(g) QK-norm (inside attention)"),
-    ("k3", "(h) K3 的 LatentMoE", "(h) K3's LatentMoE"),
+_PANELS = [  # (layout, title in English; the Chinese title is in figures.yml)
+    ("post", "(a) Post-LN"),
+    ("pre", "(b) Pre-LN"),
+    ("peri", "(c) Peri-LN / sandwich"),
+    ("output", "(d) output norm (OLMo 2)"),
+    ("deepnorm", "(e) DeepNorm"),
+    ("mixln", "(f) Mix-LN"),
+    ("qk", "(g) QK-norm (inside attention)"),
+    ("k3", "(h) K3's LatentMoE"),
 ]
 
 
@@ -138,7 +140,7 @@ _PANELS = [
 def placement_map(lang: str, theme: str):
     # Four rows of two, not two rows of four: at the page's width the labels stay >= 9 px (tests/test_figures_browser.py).
     fig, axes = plt.subplots(4, 2, figsize=(6.4, 13.0))
-    for ax, (key, zh, en) in zip(axes.flat, _PANELS):
+    for ax, (key, title) in zip(axes.flat, _PANELS):
         if key == "post":
             draw_layout(ax, theme, path_norm=True)
         elif key == "pre":
@@ -155,7 +157,7 @@ def placement_map(lang: str, theme: str):
             _qk(ax, lang, theme)
         else:
             _k3(ax, lang, theme)
-        _title(ax, t(lang, zh, en))
+        _title(ax, t(lang, title))
     fig.tight_layout(w_pad=0.4, h_pad=1.0)
     return fig
 
@@ -199,23 +201,23 @@ def placement_init(lang: str, theme: str):
         ax.plot(g["layers"], g[v].mean(0), lw=1.8, marker="o", ms=2.5, label=_label(lang, v), **style(v, theme))
     ax.set_yscale("log")
     ax.set_xticks(g["layers"][::2])
-    ax.set_xlabel(t(lang, "层号 l", "layer l"))
-    ax.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖（初始化时）", "‖∂loss/∂W_FFN‖ at initialization"))
-    ax.set_title(t(lang, f"梯度（{G['n_layer']} 层）", f"Gradients ({G['n_layer']} layers)"), fontsize=10)
+    ax.set_xlabel(t(lang, "layer l"))
+    ax.set_ylabel(t(lang, "‖∂loss/∂W_FFN‖ at initialization"))
+    ax.set_title(t(lang, "Gradients ({{n_layer}} layers)", n_layer=G['n_layer']), fontsize=10)
     c = colors(theme)
     for ax, L in zip(axes[1:], S["depths"]):
         r = pl.stream_lengths(L)
         d, ls = r["d"], r["layers"]
         b = lemma2_bounds(d, ls)
         ax.fill_between(ls, np.sqrt(b["pre_lo"] / d), np.sqrt(b["pre_hi"] / d), color=c[1], alpha=0.10, lw=0,
-                        label=t(lang, "引理 2（Pre-LN）", "Lemma 2 (Pre-LN)"))
+                        label=t(lang, "Lemma 2 (Pre-LN)"))
         for v in pl.VARIANTS:
             m = r[v].mean(0)
             ax.plot(ls, np.sqrt(m / m[0]), lw=1.8, **style(v, theme))
         ax.set_ylim(bottom=0)
-        ax.set_xlabel(t(lang, "层号 l（0 = 输入）", "layer l (0 = the input)"))
-        ax.set_title(t(lang, f"残差流长度（{L} 层）", f"Stream length ({L} layers)"), fontsize=10)
-    axes[1].set_ylabel(t(lang, "√(E‖x_l‖² / E‖x₀‖²)", "√(E‖x_l‖² / E‖x₀‖²)"))
+        ax.set_xlabel(t(lang, "layer l (0 = the input)"))
+        ax.set_title(t(lang, "Stream length ({{L}} layers)", L=L), fontsize=10)
+    axes[1].set_ylabel(t(lang, "√(E‖x_l‖² / E‖x₀‖²)"))
     axes[2].legend(loc="upper left", fontsize=7.5)
     h, lab = axes[0].get_legend_handles_labels()
     fig.legend(h, lab, loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.01))
@@ -268,13 +270,13 @@ def placement_training(lang: str, theme: str):
             ax.axhline(rep["corpus"]["unigram_loss"], color=muted, ls=":", lw=1.2)
             if w:
                 ax.axvline(w, color=muted, lw=0.8)
-            ax.set_title(t(lang, f"学习率 {lr:g}，{'预热 ' + str(w) + ' 步' if w else '不预热'}",
-                           f"learning rate {lr:g}, {'warmup (' + str(w) + ' steps)' if w else 'no warmup'}"), fontsize=10)
+            ax.set_title(t(lang, "learning rate {{lr:g}}, {{warmup}}", lr=lr,
+                           warmup=t(lang, "warmup ({{w}} steps)", w=w) if w else t(lang, "no warmup")), fontsize=10)
             if i == 1:
-                ax.set_xlabel(t(lang, "训练步数", "training step"))
+                ax.set_xlabel(t(lang, "training step"))
             if j == 0:
-                ax.set_ylabel(t(lang, "训练损失（nats/字符）", "training loss (nats/char)"))
-    axes[0, 0].annotate(t(lang, "只学字符频率", "letter frequencies only"), (k, rep["corpus"]["unigram_loss"]),
+                ax.set_ylabel(t(lang, "training loss (nats/char)"))
+    axes[0, 0].annotate(t(lang, "letter frequencies only"), (k, rep["corpus"]["unigram_loss"]),
                         xytext=(4, 4), textcoords="offset points", color=muted, fontsize=9.5)
     axes[0, 0].set_ylim(1.9, rep["uniform_loss"] + 0.05)
     h, lab = axes[0, 0].get_legend_handles_labels()
@@ -301,10 +303,10 @@ def placement_logits(lang: str, theme: str):
         ax.set_yscale("log")
         ax.tick_params(labelsize=10.5)  # the log axis' exponents are 0.7 of this
         ax.set_xticks(layers)
-        ax.set_xlabel(t(lang, "层号 l", "layer l"))
-        ax.set_title(t(lang, f"学习率 {lr:g}，{'预热' if w else '不预热'}",
-                       f"learning rate {lr:g}, {'with warmup' if w else 'no warmup'}"), fontsize=10)
-    axes[0].set_ylabel(t(lang, "最大注意力 logit", "largest attention logit"))
+        ax.set_xlabel(t(lang, "layer l"))
+        ax.set_title(t(lang, "learning rate {{lr:g}}, {{warmup}}", lr=lr,
+                       warmup=t(lang, "with warmup" if w else "no warmup")), fontsize=10)
+    axes[0].set_ylabel(t(lang, "largest attention logit"))
     h, lab = axes[1].get_legend_handles_labels()
     fig.legend(h, lab, loc="lower center", ncol=2, fontsize=8.5)
     fig.tight_layout(rect=(0, 0.2, 1, 1))

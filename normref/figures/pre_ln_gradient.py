@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-from . import figure
-from ._style import colors, t
+from . import figure, labels
+from ._style import colors
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The experiments import torch: they are imported inside the functions, so listing the figures does not
 # load torch.
@@ -32,21 +34,21 @@ def grad_detached(lang: str, theme: str):
     r = pre_ln_gradient_paths()
     c = colors(theme)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.6, 3.6))
-    _band(a1, r["layers"], r["ffn"], c[1], t(lang, "Pre-LN，照常", "Pre-LN, as is"))
-    _band(a1, r["layers"], r["ffn_detached"], c[3], t(lang, "分支输入 detach", "branch inputs detached"), ls="--")
+    _band(a1, r["layers"], r["ffn"], c[1], t(lang, "Pre-LN, as is"))
+    _band(a1, r["layers"], r["ffn_detached"], c[3], t(lang, "branch inputs detached"), ls="--")
     a1.set_xticks(r["layers"][::2])
     a1.set_ylim(bottom=0)
-    a1.set_xlabel(t(lang, "层号 l", "layer l"))
-    a1.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖", "‖∂loss/∂W_FFN‖"))
-    a1.set_title(t(lang, "各层 FFN 权重的梯度", "FFN weight gradient per layer"), fontsize=10)
+    a1.set_xlabel(t(lang, "layer l"))
+    a1.set_ylabel(t(lang, "‖∂loss/∂W_FFN‖"))
+    a1.set_title(t(lang, "FFN weight gradient per layer"), fontsize=10)
     a1.legend(loc="lower left", fontsize=8)
     ls = list(range(r["stream"].shape[1]))
-    _band(a2, ls, r["stream"], c[1], t(lang, "Pre-LN，照常", "Pre-LN, as is"))
-    _band(a2, ls, r["stream_detached"], c[3], t(lang, "分支输入 detach", "branch inputs detached"), ls="--")
+    _band(a2, ls, r["stream"], c[1], t(lang, "Pre-LN, as is"))
+    _band(a2, ls, r["stream_detached"], c[3], t(lang, "branch inputs detached"), ls="--")
     a2.set_xticks(ls[::2])
     a2.set_ylim(bottom=0)
-    a2.set_xlabel(t(lang, "残差流 x_l（0 = 嵌入）", "stream x_l (0 = embeddings)"))
-    a2.set_ylabel(t(lang, "‖∂损失/∂x_l‖", "‖∂loss/∂x_l‖"))
-    a2.set_title(t(lang, "残差流上的梯度", "gradient on the residual stream"), fontsize=10)
+    a2.set_xlabel(t(lang, "stream x_l (0 = embeddings)"))
+    a2.set_ylabel(t(lang, "‖∂loss/∂x_l‖"))
+    a2.set_title(t(lang, "gradient on the residual stream"), fontsize=10)
     fig.tight_layout()
     return fig

@@ -12,8 +12,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from ._style import PALETTES, colors, t
+from . import labels
+from ._style import PALETTES, colors
 from ..experiments.s_curve import s_curve
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 __all__ = ["s_curve_figure", "s_curve_fields"]
 
@@ -34,9 +37,9 @@ def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
     ax.scatter(xs.ravel(), ys.ravel(), c=col, cmap=cmap, norm=norm, s=size, lw=0, rasterized=True)
     grid = np.linspace(x.min(), x.max(), 400)
     ax.plot(grid, fit["a"] * np.tanh(fit["b"] * grid), color=c[0], lw=1.6, ls="--",
-            label=t(lang, f"tanh 拟合，R² = {fit['r2_tanh']:.3f}", f"tanh fit, R² = {fit['r2_tanh']:.3f}"))
+            label=t(lang, "tanh fit, R² = {{r2_tanh:.3f}}", r2_tanh=fit['r2_tanh']))
     ax.plot(grid, fit["c"] * grid, color=p["muted"], lw=1.0, ls=":",
-            label=t(lang, f"直线拟合，R² = {fit['r2_linear']:.3f}", f"line fit, R² = {fit['r2_linear']:.3f}"))
+            label=t(lang, "line fit, R² = {{r2_linear:.3f}}", r2_linear=fit['r2_linear']))
     ax.set_ylim(np.abs(y).max() * -1.1, np.abs(y).max() * 1.1)
     ax.legend(fontsize=7, loc="upper left")
 
@@ -55,15 +58,14 @@ def s_curve_figure(lang: str, theme: str):
         y = x / rms[:, None]
         top, bottom = axes[0][k], axes[1][k]
         _panel(top, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
-        top.set_title(t(lang, f"第 {L['layer']} 层，全部词元", f"layer {L['layer']}, every token"), fontsize=9)
+        top.set_title(t(lang, "layer {{layer}}, every token", layer=L['layer']), fontsize=9)
         _panel(bottom, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
-        bottom.set_title(t(lang, f"第 {L['layer']} 层，去掉位置 0", f"layer {L['layer']}, position 0 left out"),
+        bottom.set_title(t(lang, "layer {{layer}}, position 0 left out", layer=L['layer']),
                          fontsize=9)
-        bottom.set_xlabel(t(lang, "归一化的输入 x_i", "norm input x_i"))
+        bottom.set_xlabel(t(lang, "norm input x_i"))
     for row in axes:
-        row[0].set_ylabel(t(lang, "增益之前的输出 x_i / RMS(x)", "output before the gain, x_i / RMS(x)"))
+        row[0].set_ylabel(t(lang, "output before the gain, x_i / RMS(x)"))
     sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
     bar = fig.colorbar(sm, ax=axes, shrink=0.8)
-    bar.set_label(t(lang, "该词元的 RMS(x) ÷ 本层各词元 RMS 的中位数（对数刻度）",
-                    "the token's RMS(x) ÷ the layer's median RMS (log scale)"))
+    bar.set_label(t(lang, "the token's RMS(x) ÷ the layer's median RMS (log scale)"))
     return fig

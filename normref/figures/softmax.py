@@ -5,9 +5,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import figure
-from ._style import PALETTES, colors, t
+from . import figure, labels
+from ._style import PALETTES, colors
 from ..experiments.softmax import LABELS, SHOWN_SCALES, saturation
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 
 @figure("softmax_saturation")
@@ -23,18 +25,18 @@ def softmax_saturation(lang: str, theme: str):
                label=f"c = {s:g}")
     ax.set_xticks(x, LABELS)
     ax.set_ylim(0, 1)
-    ax.set_xlabel(t(lang, "候选词元", "candidate token"))
-    ax.set_ylabel(t(lang, "softmax 概率", "softmax probability"))
-    ax.set_title(t(lang, "同一模式，不同幅值", "One pattern, four magnitudes"), fontsize=10)
+    ax.set_xlabel(t(lang, "candidate token"))
+    ax.set_ylabel(t(lang, "softmax probability"))
+    ax.set_title(t(lang, "One pattern, four magnitudes"), fontsize=10)
     ax.legend(fontsize=8)
 
-    ax2.semilogx(r["scales"], r["top"], color=c[0], lw=2.2, label=t(lang, "最大概率", "top probability"))
+    ax2.semilogx(r["scales"], r["top"], color=c[0], lw=2.2, label=t(lang, "top probability"))
     ax2.semilogx(r["scales"], r["jacobian_norm"] / r["jacobian_norm"].max(), color=c[1], lw=2, ls="--",
-                 label=t(lang, "雅可比范数（相对峰值）", "Jacobian norm (relative to its peak)"))
+                 label=t(lang, "Jacobian norm (relative to its peak)"))
     ax2.axhline(1 / len(LABELS), color=muted, lw=0.8, ls=":")
     ax2.set_ylim(0, 1.05)
-    ax2.set_xlabel(t(lang, "幅值倍数 c（分数 = c · s）", "magnitude factor c (scores = c · s)"))
-    ax2.set_title(t(lang, "幅值越大，越接近 one-hot", "The larger c, the closer to one-hot"), fontsize=10)
+    ax2.set_xlabel(t(lang, "magnitude factor c (scores = c · s)"))
+    ax2.set_title(t(lang, "The larger c, the closer to one-hot"), fontsize=10)
     ax2.legend(fontsize=8, loc="center left")
     fig.tight_layout()
     return fig

@@ -8,8 +8,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from . import figure
-from ._style import PALETTES, colors, t
+from . import figure, labels
+from ._style import PALETTES, colors
+
+t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The experiments import torch: this module imports them inside the functions that draw or caption
 # a figure, so listing the figures does not load torch.
@@ -134,20 +136,20 @@ def topologies(lang: str, theme: str):
     fig, axes = plt.subplots(1, 2, figsize=(7.2, 4.4))
 
     ax = axes[0]
-    ax.set_title(t(lang, "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))", "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))")
+    ax.set_title(t(lang, "Post-LN (2017): x_{l+1} = LN(x_l + f(x_l))")
                  .replace("x_{l+1}", "$x_{l+1}$").replace("x_l", "$x_l$"), fontsize=10)
     at = draw_layout(ax, theme, path_norm=True)
-    ax.annotate(t(lang, "收费站在主线上：\n每层都要经过", "toll booth on the main line:\nevery layer passes it"),
+    ax.annotate(t(lang, "toll booth on the main line:\nevery layer passes it"),
                 (MAIN_X + 0.66, at["path_norm"]), xytext=(2.1, 5.35), color=booth, fontsize=9, ha="left",
                 arrowprops=dict(arrowstyle="-", color=booth, lw=1))
 
     ax = axes[1]
-    ax.set_title(t(lang, "Pre-LN: x_{l+1} = x_l + f(LN(x_l))", "Pre-LN: x_{l+1} = x_l + f(LN(x_l))")
+    ax.set_title(t(lang, "Pre-LN: x_{l+1} = x_l + f(LN(x_l))")
                  .replace("x_{l+1}", "$x_{l+1}$").replace("x_l", "$x_l$"), fontsize=10)
     at = draw_layout(ax, theme, in_norm=True)
-    ax.text(0.2, 2.6, t(lang, "恒等路径：\n只有加法", "identity path:\nadditions only"), color=main, fontsize=9,
+    ax.text(0.2, 2.6, t(lang, "identity path:\nadditions only"), color=main, fontsize=9,
             ha="left", va="center", rotation=90)
-    ax.annotate(t(lang, "检查站在出口匝道上", "check on the exit ramp"), (BRANCH_X + 0.5, at["in_norm"]), xytext=(2.3, 0.35),
+    ax.annotate(t(lang, "check on the exit ramp"), (BRANCH_X + 0.5, at["in_norm"]), xytext=(2.3, 0.35),
                 color=booth, fontsize=9, ha="left", arrowprops=dict(arrowstyle="-", color=booth, lw=1))
     fig.tight_layout()
     return fig
@@ -173,9 +175,9 @@ def grad_per_layer(lang: str, theme: str):
     _band(ax, r["layers"], r["pre"], c[1], "Pre-LN")
     ax.set_xticks(r["layers"])
     ax.set_ylim(bottom=0)
-    ax.set_xlabel(t(lang, "层号 l（1 = 最靠近输入）", "layer l (1 = nearest the input)"))
-    ax.set_ylabel(t(lang, "‖∂损失/∂W_FFN‖（初始化时）", "‖∂loss/∂W_FFN‖ at initialization"))
-    ax.set_title(t(lang, "初始化时各层 FFN 权重的梯度范数", "Gradient norm of each layer's FFN weights at initialization"))
+    ax.set_xlabel(t(lang, "layer l (1 = nearest the input)"))
+    ax.set_ylabel(t(lang, "‖∂loss/∂W_FFN‖ at initialization"))
+    ax.set_title(t(lang, "Gradient norm of each layer's FFN weights at initialization"))
     ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
@@ -195,15 +197,15 @@ def stream_norms(lang: str, theme: str):
     fig, ax = plt.subplots(figsize=(6.4, 3.9))
     ax.fill_between(ls, np.sqrt(b["pre_lo"]), np.sqrt(b["pre_hi"]), color=c[1], alpha=0.10, lw=0)
     ax.plot(ls, np.sqrt(b["pre_hi"]), color=c[1], ls="--", lw=1.2,
-            label=t(lang, "Lemma 2 上界 √((1+3l/2)d)", "Lemma 2 upper bound √((1+3l/2)d)"))
+            label=t(lang, "Lemma 2 upper bound √((1+3l/2)d)"))
     ax.plot(ls, np.sqrt(b["pre_lo"]), color=c[1], ls=":", lw=1.4,
-            label=t(lang, "Lemma 2 下界 √((1+l/2)d)", "Lemma 2 lower bound √((1+l/2)d)"))
+            label=t(lang, "Lemma 2 lower bound √((1+l/2)d)"))
     ax.plot(ls, np.sqrt(r["pre"].mean(0)), color=c[1], lw=2.4, marker="o", ms=4,
-            label=t(lang, "Pre-LN：残差流 x_l（实测）", "Pre-LN: stream x_l (measured)"))
+            label=t(lang, "Pre-LN: stream x_l (measured)"))
     ax.plot(ls[1:], np.sqrt(r["post_sum"].mean(0)), color=c[0], lw=1.8, marker="s", ms=3.5,
-            label=t(lang, "Post-LN：归一化前的 x + FFN(x)（实测）", "Post-LN: x + FFN(x) before its norm (measured)"))
+            label=t(lang, "Post-LN: x + FFN(x) before its norm (measured)"))
     ax.plot(ls, np.sqrt(r["post"].mean(0)), color=c[0], lw=2.4, marker="o", ms=4,
-            label=t(lang, "Post-LN：每层输出 x_l（实测）", "Post-LN: layer output x_l (measured)"))
+            label=t(lang, "Post-LN: layer output x_l (measured)"))
     ax.axhline(np.sqrt(1.5 * d), color=c[0], ls="--", lw=1.2)
     ax.annotate("√(3d/2)", (ls[-1], np.sqrt(1.5 * d)), xytext=(4, 2), textcoords="offset points", color=c[0],
                 fontsize=9)
@@ -212,9 +214,9 @@ def stream_norms(lang: str, theme: str):
     ax.set_xticks(ls)
     ax.set_xlim(0, ls[-1] + 1.6)
     ax.set_ylim(bottom=0)
-    ax.set_xlabel(t(lang, "层号 l（0 = 输入）", "layer l (0 = the input)"))
-    ax.set_ylabel(t(lang, "残差流长度 √E‖x_l‖²", "stream length √E‖x_l‖²"))
-    ax.set_title(t(lang, f"初始化时的残差流长度（d = {d}）", f"Residual stream length at initialization (d = {d})"))
+    ax.set_xlabel(t(lang, "layer l (0 = the input)"))
+    ax.set_ylabel(t(lang, "stream length √E‖x_l‖²"))
+    ax.set_title(t(lang, "Residual stream length at initialization (d = {{d}})", d=d))
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     return fig
@@ -233,22 +235,22 @@ def warmup_curves(lang: str, theme: str):
     k = 10
     styles = {"post/none": (c[0], "-"), "post/warmup": (c[0], "--"), "pre/none": (c[1], "-"), "pre/warmup": (c[1], "--")}
     names = {
-        "post/none": t(lang, "Post-LN，无 warmup", "Post-LN, no warmup"),
-        "post/warmup": t(lang, "Post-LN，有 warmup", "Post-LN, with warmup"),
-        "pre/none": t(lang, "Pre-LN，无 warmup", "Pre-LN, no warmup"),
-        "pre/warmup": t(lang, "Pre-LN，有 warmup", "Pre-LN, with warmup"),
+        "post/none": t(lang, "Post-LN, no warmup"),
+        "post/warmup": t(lang, "Post-LN, with warmup"),
+        "pre/none": t(lang, "Pre-LN, no warmup"),
+        "pre/warmup": t(lang, "Pre-LN, with warmup"),
     }
     for key, (col, ls) in styles.items():
         y = np.convolve(r[key], np.ones(k) / k, mode="valid")
         ax.plot(np.arange(k, len(r[key]) + 1), y, color=col, ls=ls, lw=2, label=names[key])
     ax.axhline(r["entropy"], color=muted, ls=":", lw=1.2)
-    ax.annotate(t(lang, "可能达到的最低损失", "lowest possible loss"), (k, r["entropy"]), xytext=(4, 4),
+    ax.annotate(t(lang, "lowest possible loss"), (k, r["entropy"]), xytext=(4, 4),
                 textcoords="offset points", color=muted, fontsize=9)
     ax.axvline(r["setting"]["warmup"], color=muted, lw=0.8)
     ax.set_ylim(0, max(float(np.max(r[key][:k])) for key in styles) * 1.02)
-    ax.set_xlabel(t(lang, "训练步数", "training step"))
-    ax.set_ylabel(t(lang, "交叉熵损失（nats）", "cross-entropy loss (nats)"))
-    ax.set_title(t(lang, "同样的数据与种子：Post-LN 与 Pre-LN，有无 warmup", "Same data, same seed: Post-LN vs Pre-LN, with and without warmup"),
+    ax.set_xlabel(t(lang, "training step"))
+    ax.set_ylabel(t(lang, "cross-entropy loss (nats)"))
+    ax.set_title(t(lang, "Same data, same seed: Post-LN vs Pre-LN, with and without warmup"),
                  fontsize=10)
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
