@@ -41,6 +41,7 @@ def on_config(config):
 def on_files(files: Files, config):
     for uri, content in _state["site"].generated({f.src_uri: f.abs_src_path for f in files}, config.theme.dirs):
         files.append(File.generated(config, uri, content=content))
+    logging.getLogger("mkdocs.hooks.normref").info(_state["site"].prepare_log)  # the prepare pass's counts
     return files
 
 

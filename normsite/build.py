@@ -7,8 +7,8 @@ counts it reports) and has one method per step the hooks call:
     plugins        -> mkdocs-jupyter's cache and execution; the search index's per-page cache
     generated      -> the files the build adds (the normref wheel, figures, .ipynb downloads; the
                       reading aids': GLightbox, the term pairs, our search worker, print/pdf.json)
-    page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
-                      block next to each snippet
+    page_markdown  -> an install block next to each snippet; the directives ([[figure: …]], [[value: …]],
+                      [[ledger]], [[quiz]]…) substituted from the prepare pass's manifest; [[glossary]]
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked, figures made
                       zoomable, glossary headings given every name (search); notebook pages with
                       the wheel's address and heading ids that match their contents
@@ -19,6 +19,11 @@ counts it reports) and has one method per step the hooks call:
                       and its CJK font is written to site_dir
     post_build     -> the downloads filled in, the wheel checked
     report         -> one log line: what was rendered and what came from the cache
+
+What normref computes comes from one place: the prepare pass (normsite.prepare), a fresh
+process that generated() starts in the Chinese build (the English build reuses its manifest
+when the inputs are unchanged). This process substitutes, and imports no torch, no
+matplotlib and no normref registry (the report line says which of those it has imported).
 
 What a reader takes home (the wheel, install lines, notebooks, Colab and
 repository links) is normsite.takehome.TakeHome's part, called from here.
@@ -37,19 +42,17 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from normref import cache, figures
+from normref import cache
 from normref import glossary as gl
 
-from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, nbahead, notebooks, printed
+from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, mathtex, nbahead, notebooks, prepare, printed
 from . import reading, release, searchcache, stepcache
-from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
 
 __all__ = ["Site", "no_generated", "nav_titles"]
 
 GLOSSARY_DIRECTIVE = "[[glossary]]"
-QUIZ_DIRECTIVE = "[[quiz]]"
 ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/, tests/ (the ledger names tests)
 
 
@@ -91,6 +94,8 @@ class Site:
         self.repository: dict = {"edit_uri": None, "repo_name": None}
         self.nbconvert_hash = "unconfigured"  # configure() writes the notebooks' nbconvert configuration
         self._jieba_taught = False
+        self.manifest: dict | None = None  # the prepare pass's (generated()); None: pages expand in this process
+        self.prepare_log = ""
         self.nb_plan: nbahead.Plan | None = None
         self._nb_dirs: dict = {}
         release.default_source_date_epoch()
@@ -166,25 +171,29 @@ class Site:
         {docs path: file path} of the build's files; ``theme_dirs``: the theme's folders (Material's
         search worker is there). An unknown figure raises SiteError naming its pages.
 
-        First, the slow work of both languages (figures, snippets, notebooks) is done ahead, on every
-        core (normsite.ahead); the page loops of this build and the other language's then only read
-        the cache."""
+        First, the prepare pass (normsite.prepare: a fresh process in the Chinese build, reused by the
+        English one when nothing changed) computes what the pages of both languages ask normref for;
+        the notebooks of both are executed ahead, on every core (normsite.ahead). The page loops of
+        this build and the other language's then only read the manifest and the cache."""
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
+        dirs = ahead.docs_dirs(self.lang, self.docs_dir)
+        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh")
+        self.prepare_log = self.manifest["log"]
+        mine = self.manifest["langs"][self.lang]
+        if self.manifest["ran"]:
+            self.stats.update(mine["stats"])
+        else:  # the other build drew and ran them: from the cache, for this one
+            st = mine["stats"]
+            self.stats.update(fig_hit=st["fig_hit"] + st["fig_miss"], snip_hit=st["snip_hit"] + st["snip_miss"])
+        out += [(uri, Path(path).read_bytes()) for uri, path in mine["files"].items()]
         if not self.generated_work:
             return out
-        dirs = ahead.docs_dirs(self.lang, self.docs_dir)
         nbs = []
         for lang, d in dirs.items() if self.nb_plan else ():
             folder = self.notebook_cache_dir() if lang == self.lang else self._notebook_cache_dir(lang, d)
             nbs += [(str(f), folder) for f in sorted((Path(d) / "notebooks").glob("*.py"))]
-        done = self.ahead = ahead.run(dirs, self.nb_plan, nbs)
-        self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
-        for name in directives.referenced(self.docs_dir, "figure"):
-            for theme in figures.THEMES:
-                svg, hit = figures.render_cached(name, self.lang, theme)
-                self.stats["fig_hit"] += (name, self.lang, theme) not in done.figures_drawn
-                out.append((f"figures/{name}-{theme}.svg", svg))
+        self.ahead = ahead.run({}, self.nb_plan, nbs)  # notebooks only: prepare did the figures and snippets
         for uri, path in sources.items():
             if notebooks.is_notebook(uri) and uri.endswith(".py"):
                 out.append((notebooks.ipynb_uri(uri), self.takehome.ipynb(path)))
@@ -208,24 +217,10 @@ class Site:
     def page_markdown(self, markdown: str, src_uri: str, pages: Iterable[str], nav=None) -> str:
         """``pages``: the docs paths of this build; ``nav``: its nav (the glossary's "explained on" links)."""
 
-        def count(name: str, hit: bool) -> None:
-            if name not in self.ahead.snippets_run:  # those are counted as run, in generated()
-                self.stats["snip_hit" if hit else "snip_miss"] += 1
-
         if self.lang == "zh":
-            markdown = cjk.join_soft_breaks(markdown)
-        # The ledger and the quiz first: the ledger's reasons hold [[value: …]] directives.
-        if ledger.DIRECTIVE in markdown:
-            from normref import values
-
-            try:
-                markdown = ledger.expand(markdown, self.lang, self.docs_dir, ROOT, known_values=values.names())
-            except (ledger.LedgerError, FileNotFoundError) as e:
-                raise SiteError(f"{src_uri}: {e}") from e
-        if QUIZ_DIRECTIVE in markdown:
-            markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
+            markdown = cjk.join_soft_breaks(markdown)  # as prepare read the page: the same directive texts
         markdown = self.takehome.page_markdown(markdown, src_uri)
-        markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
+        markdown = directives.substitute(markdown, self.expansions(markdown, src_uri), src_uri)
         if nav is not None:
             self.reading_order = nav_titles(nav)
         if src_uri == printed.PRINT_PAGE:
@@ -235,6 +230,16 @@ class Site:
             here = {p: titles.get(p, "") for p in pages}
             markdown = markdown.replace(GLOSSARY_DIRECTIVE, site_glossary.render_markdown(self.glossary, self.lang, here))
         return markdown
+
+    def expansions(self, markdown: str, src_uri: str) -> dict:
+        """{directive text: Markdown} for a page: the prepare pass's; without one (Site used on a string,
+        outside a build), computed here, in this process."""
+        if self.manifest is not None:
+            return self.manifest["langs"][self.lang]["pages"].get(src_uri, {})
+        dirs = {code: self.docs_dir.parent / code for code in LANGS}
+        return {m.group(0): directives.expand_one(m.group("kind"), m.group("name"), self.lang, src_uri,
+                                                  generated=self.generated_work, docs_dirs=dirs, root=ROOT)
+                for m in directives.PREPARED.finditer(markdown)}
 
     def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None, toc=None) -> str:
         """``glossary_url``: the glossary page's URL in this build, or None when it has none; ``toc``:
@@ -342,4 +347,5 @@ class Site:
         steps = stepcache.counts()
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
                 f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache{pool}; "
-                f"page steps computed: {steps or 'none asked'}; {time.perf_counter() - s['t0']:.1f} s")
+                f"page steps computed: {steps or 'none asked'}; {time.perf_counter() - s['t0']:.1f} s; "
+                f"heavy modules imported: {', '.join(prepare.heavy_modules()) or 'none'}")
