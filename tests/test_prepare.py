@@ -7,6 +7,7 @@ on the served pages (both languages) after the rebuild, with no restart."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from normsite import SiteError, directives, prepare
-from support import ROOT
+from support import LANGS, ROOT
 
 PAGE = "Take $x$ = [[value: worked.x]] and [[value: worked.rms]].\n\n[[table: worked.table]]\n"
 
@@ -90,6 +91,25 @@ def test_the_cli_writes_the_manifest_and_prints_its_counts(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "normsite.prepare", "--docs", "fr=nowhere"], cwd=ROOT,
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "--docs must be LANG=DIR" in bad.stderr
+
+
+def test_the_site_layer_imports_nothing_heavy_and_the_check_would_see_it():
+    """What the build's MkDocs process imports of normsite pulls in no torch, matplotlib or normref registry;
+    the log line's check (prepare.heavy_modules) names one as soon as it is imported."""
+    code = ("import json, sys\nsys.path.insert(0, 'hooks')\nimport normref_site\nfrom normsite import build, prepare\n"
+            "before = prepare.heavy_modules()\nfrom normref import values\n"
+            "print(json.dumps([before, prepare.heavy_modules()]))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    before, after = __import__("json").loads(p.stdout.splitlines()[-1])
+    assert before == [] and "normref.values" in after
+
+
+def test_the_sessions_build_ran_prepare_once_and_imported_nothing_heavy(site_build):
+    log = site_build[1]
+    assert log.count("normref prepare [zh, en]: computed ") == 1, "the zh build runs the pass, en reuses it"
+    for lang in LANGS:
+        assert re.search(rf"normref \[{lang}\]: .*; heavy modules imported: none", log), log[-3000:]
 
 
 # ------------------------------------------------------------------ make serve sees a normref edit
