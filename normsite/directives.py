@@ -19,12 +19,13 @@ functions that compute).
 An unknown name, a missing or failing snippet raises SiteError naming the page
 and the directive.
 
-What a figure, value, table or data directive expands to is cached (normref's
-cache, kind "directives"), keyed by the directive, the page's language (and,
-for a figure, its folder), the code of the registry it reads (the import closure
-of normref.values, normref.data or the figure's module), normref's data files
-(figures.yml, glossary.yml, quiz.yml, the committed results) and the site
-layer's code. A warm build then runs no experiment code at all, not even to unpickle a
+What a figure, value, table, data, ledger or quiz directive expands to is cached
+(normref's cache, kind "directives"), keyed by the directive, the page's language
+(and, for a figure, its folder), the code of the registry it reads (the import
+closure of normref.values, normref.data or the figure's module), normref's data
+files (figures.yml, glossary.yml, quiz.yml, the committed results) and the site
+layer's code; the ledger's key also covers claims.yml, both languages' pages
+(its evidence links) and tests/ (the tests it names). A warm build then runs no experiment code at all, not even to unpickle a
 result, and imports no torch. ``COUNTS`` says, by kind, how many expansions this
 process computed and found cached (prepare's summary line).
 """
