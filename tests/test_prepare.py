@@ -93,6 +93,27 @@ def test_the_cli_writes_the_manifest_and_prints_its_counts(tmp_path):
     assert bad.returncode == 2 and "--docs must be LANG=DIR" in bad.stderr
 
 
+def test_the_english_build_reuses_the_manifest_until_an_input_changes(tmp_path):
+    """obtain(run=False), as the en build calls it: a fresh pass when there is no manifest for these inputs,
+    the written one while nothing changes, a fresh pass again after a page edit (and run=True always runs)."""
+    docs = _docs(tmp_path, {"a.md": "[[value: worked.x]]\n"})
+    first = prepare.obtain({"en": docs}, generated=False, run=False)
+    assert first["ran"] and first["log"].startswith("normref prepare [en]: computed ")
+    again = prepare.obtain({"en": docs}, generated=False, run=False)
+    assert not again["ran"] and "inputs unchanged, reused" in again["log"]
+    assert again["langs"] == first["langs"]
+    assert prepare.obtain({"en": docs}, generated=False, run=True)["ran"]
+    (docs / "a.md").write_text("[[value: worked.rms]]\n", encoding="utf-8")
+    edited = prepare.obtain({"en": docs}, generated=False, run=False)
+    assert edited["ran"] and set(edited["langs"]["en"]["pages"]["a.md"]) == {"[[value: worked.rms]]"}
+
+
+def test_a_failing_pass_fails_the_build_with_its_message(tmp_path):
+    docs = _docs(tmp_path, {"a.md": "[[figure: nope]]\n"})
+    with pytest.raises(SiteError, match=r"(?s)normsite.prepare failed.*unknown figure 'nope' referenced in a\.md"):
+        prepare.obtain({"en": docs}, generated=True)
+
+
 def test_the_site_layer_imports_nothing_heavy_and_the_check_would_see_it():
     """What the build's MkDocs process imports of normsite pulls in no torch, matplotlib or normref registry;
     the log line's check (prepare.heavy_modules) names one as soon as it is imported."""
