@@ -1,8 +1,12 @@
-"""MkDocs adapter: each event hands its page or files to normsite (normsite.build.Site), where the logic lives."""
+"""MkDocs adapter: each event hands its page or files to normsite (normsite.build.Site), where the logic lives.
+
+What normref computes comes from the prepare pass, a fresh process per build (normsite.prepare); under
+`mkdocs serve` each rebuild also re-imports the site layer, so every edit shows on the next rebuild."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import sys
 from pathlib import Path
@@ -12,9 +16,6 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-from normsite import SiteError  # noqa: E402
-from normsite.build import Site  # noqa: E402
-
 _state: dict = {}
 
 
@@ -23,13 +24,21 @@ def _fail_build(fn):  # a SiteError names the page and the culprit; MkDocs repor
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except SiteError as e:
+        except importlib.import_module("normsite").SiteError as e:  # the class of the site layer as now imported
             raise PluginError(str(e)) from e
     return wrapper
 
 
+def on_startup(command, dirty):
+    _state["serve"] = command == "serve"
+
+
 @_fail_build
 def on_config(config):
+    if _state.get("serve") and "site" in _state:  # a rebuild under `mkdocs serve`: the site layer as it is now
+        for name in [m for m in sys.modules if m.split(".")[0] in ("normsite", "normref")]:
+            del sys.modules[name]
+    Site = importlib.import_module("normsite.build").Site
     site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir, config.site_dir)
     config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url, config.repo_url, config.extra.get("repo_branch"))
     config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
@@ -60,6 +69,7 @@ def on_files(files: Files, config):
         swapped.edit_uri = page.edit_uri
         files.remove(page)
         files.append(swapped)
+    logging.getLogger("mkdocs.hooks.normref").info(_state["site"].prepare_log)  # the prepare pass's counts
     return files
 
 

@@ -1,10 +1,13 @@
 """`make serve` for both languages: after each rebuild of the Chinese site, build the English one into /en/.
 
-Listed only in mkdocs.yml (MkDocs loads a hook file once per process, so the per-build
-adapter cannot keep this state); idle outside `mkdocs serve`. normsite.serve says when
-the English inputs changed."""
+Listed only in mkdocs.yml; idle outside `mkdocs serve`. The English site is built by a fresh
+`mkdocs build -f mkdocs.en.yml` process (it reuses the prepare pass's manifest the Chinese
+rebuild just wrote), so it runs the code as it is now; normsite.serve says when the English
+inputs changed (a Chinese-only edit costs no English build)."""
 
+import logging
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,17 +30,12 @@ def on_serve(server, config, builder):
 def on_post_build(config):
     if not _state["on"]:
         return
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
     en_dir = _state.setdefault("en_dir", Path(tempfile.mkdtemp(prefix="normref-serve-en-")))
     if (fp := serve.fingerprint()) != _state["fingerprint"]:
-        en = load_config(str(serve.ROOT / "mkdocs.en.yml"), site_dir=str(en_dir))
-        en.plugins.on_startup(command="build", dirty=False)
-        try:
-            build(en)
-        finally:
-            en.plugins.on_shutdown()
+        proc = serve.build_english(en_dir)
+        if proc.returncode != 0:  # keep serving Chinese; the English error is in the log
+            logging.getLogger("mkdocs.hooks.serve_en").error("English build failed:\n%s", proc.stderr[-4000:])
+            return
         _state["fingerprint"] = fp
     shutil.copytree(en_dir, Path(config.site_dir) / "en", dirs_exist_ok=True)
 

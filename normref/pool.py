@@ -33,7 +33,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from . import cache
-from .experiments import one_thread
 
 __all__ = ["workers", "run", "Task", "LAST"]
 
@@ -138,6 +137,8 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None,
     LAST.update(tasks=len(tasks), workers=max(n, 1), cpu_s=0.0, requeued=0, task_cpu_s=[0.0] * len(tasks))
     t0, cpu0 = time.perf_counter(), _cpu()
     if n <= 1:
+        from .experiments import one_thread  # here: a process that only asks (a site build) imports no experiment
+
         with one_thread():
             for i, t in enumerate(tasks):
                 c0 = _cpu()

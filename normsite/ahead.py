@@ -3,7 +3,7 @@
 Left to the page loop, a cold build draws each figure, runs each experiment
 and each snippet one after another on one core, and the English build (a
 second process, after the Chinese one) draws its own figures the same way. So
-the first build of a run (:meth:`normsite.build.Site.generated`, Chinese first)
+the prepare pass (:mod:`normsite.prepare`, a fresh process the Chinese build starts)
 asks :func:`run` for everything both languages' pages will need: every
 referenced figure in both languages and themes, every snippet's output and every
 executed notebook (:mod:`normsite.nbexec`). The
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from normref import cache, figures, pool
+from normref import cache
 
 from . import LANGS, SiteError, directives, nbexec, snippets
 
@@ -60,15 +60,18 @@ def _run_snippet(name: str) -> bool:
     return snippets.run(name)[1]
 
 
-def run(dirs: dict[str, Path], notebooks: list[str | Path] = ()) -> Ahead:
+def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool = True) -> Ahead:
     """Draw the referenced figures of every language in ``dirs``, run every referenced snippet and
     execute the ``notebooks`` (source paths; normsite.nbexec), the cache's misses in parallel. An
     unknown figure raises SiteError naming its pages; a failing snippet or notebook cell raises
-    SiteError naming it."""
-    known = set(figures.declared())  # from the figure modules' source: no matplotlib on a warm build
+    SiteError naming it. ``draw`` False: no figures (their directives become captions)."""
     jobs, snips = [], []
+    if dirs and draw:
+        from normref import figures  # its registry; no matplotlib (that comes with a render, in the pool)
+
+        known = set(figures.declared())  # from the figure modules' source: no matplotlib on a warm build
     for lang, d in dirs.items():
-        for name, pages in directives.referenced(d, "figure").items():
+        for name, pages in directives.referenced(d, "figure").items() if draw else ():
             if name not in known:
                 raise SiteError(f"unknown figure {name!r} referenced in {', '.join(pages)}; "
                                 f"known: {', '.join(sorted(known))}")
@@ -93,7 +96,9 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = ()) -> Ahead:
         return out
     # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
     # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
-    order = figures.schedule(fig_missing)
+    from normref import pool  # the fork server, on a miss only: a warm build starts none
+
+    order = figures.schedule(fig_missing) if fig_missing else []
     tasks = ([(figures.render_task, *j) for j in order] + [(nbexec.execute, n) for n in nb_missing]
              + [(_run_snippet, n) for n in snip_missing])
     results = pool.run(tasks)

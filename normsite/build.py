@@ -4,13 +4,13 @@
 counts it reports) and has one method per step the hooks call:
 
     configure      -> this build's site_url and both languages' roots; its repository links
-    plugins        -> mkdocs-jupyter's cache folder; the search index's per-page cache
+    plugins        -> mkdocs-jupyter's HTML cache folder; the search index's per-page cache
     generated      -> the files the build adds (the normref wheel, figures, .ipynb and .py downloads;
                       the reading aids': GLightbox, the term pairs, our search worker, print/pdf.json);
-                      every notebook executed ahead (normsite.nbexec), ``executed`` then maps each
-                      notebook page to the executed .ipynb that mkdocs-jupyter renders
-    page_markdown  -> [[ledger]], [[quiz]], the directives and [[glossary]] expanded, an install
-                      block next to each snippet
+                      ``executed`` then maps each notebook page to the executed .ipynb (the prepare
+                      pass ran it, normsite.nbexec) that mkdocs-jupyter renders
+    page_markdown  -> an install block next to each snippet; the directives ([[figure: …]], [[value: …]],
+                      [[ledger]], [[quiz]]…) substituted from the prepare pass's manifest; [[glossary]]
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked, figures made
                       zoomable, glossary headings given every name (search); notebook pages with
                       the wheel's address and heading ids that match their contents
@@ -20,6 +20,11 @@ counts it reports) and has one method per step the hooks call:
                       and its CJK font is written to site_dir
     post_build     -> the downloads filled in, the wheel checked
     report         -> one log line: what was rendered and what came from the cache
+
+What normref computes comes from one place: the prepare pass (normsite.prepare), a fresh
+process that generated() starts in the Chinese build (the English build reuses its manifest
+when the inputs are unchanged). This process substitutes, and imports no torch, no
+matplotlib and no normref registry (the report line says which of those it has imported).
 
 What a reader takes home (the wheel, install lines, notebooks, Colab and
 repository links) is normsite.takehome.TakeHome's part, called from here.
@@ -39,19 +44,17 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from normref import cache, figures
+from normref import cache
 from normref import glossary as gl
 
-from . import LANGS, SiteError, ahead, assets, cjk, directives, ledger, mathtex, nbexec, notebooks, printed
+from . import LANGS, SiteError, ahead, assets, cjk, directives, mathtex, notebooks, prepare, printed
 from . import reading, release, searchcache, stepcache
-from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
 
 __all__ = ["Site", "no_generated", "nav_titles"]
 
 GLOSSARY_DIRECTIVE = "[[glossary]]"
-QUIZ_DIRECTIVE = "[[quiz]]"
 ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/, tests/ (the ledger names tests)
 
 
@@ -88,11 +91,13 @@ class Site:
         except (gl.GlossaryError, FileNotFoundError) as e:
             raise SiteError(f"glossary: {e}") from e
         self.stats = dict(t0=time.perf_counter(), fig_hit=0, fig_miss=0, snip_hit=0, snip_miss=0)
-        self.ahead = ahead.Ahead()
         self.takehome = TakeHome(lang, self.docs_dir)
         self.repository: dict = {"edit_uri": None, "repo_name": None}
         self._jieba_taught = False
         self.executed: dict[str, str] = {}  # {notebook page's docs path: its executed .ipynb} (generated())
+        self.manifest: dict | None = None  # the prepare pass's (generated()); None: pages expand in this process
+        self.prepare_log = ""
+        self.nb_counts = (0, 0)  # (executed, from cache) by the prepare pass: both languages' notebooks
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
         stepcache.STATS.clear()
@@ -155,26 +160,28 @@ class Site:
         {docs path: file path} of the build's files; ``theme_dirs``: the theme's folders (Material's
         search worker is there). An unknown figure raises SiteError naming its pages.
 
-        First, the slow work of both languages (figures, snippets, notebooks) is done ahead, on every
-        core (normsite.ahead); the page loops of this build and the other language's then only read
-        the cache."""
+        First, the prepare pass (normsite.prepare: a fresh process in the Chinese build, reused by the
+        English one when nothing changed) computes what the pages of both languages ask normref for;
+        the notebooks of both are executed ahead, on every core (normsite.ahead). The page loops of
+        this build and the other language's then only read the manifest and the cache."""
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
+        dirs = ahead.docs_dirs(self.lang, self.docs_dir)
+        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh")
+        self.prepare_log = self.manifest["log"]
+        mine = self.manifest["langs"][self.lang]
+        if self.manifest["ran"]:
+            self.stats.update(mine["stats"])
+        else:  # the other build drew and ran them: from the cache, for this one
+            st = mine["stats"]
+            self.stats.update(fig_hit=st["fig_hit"] + st["fig_miss"], snip_hit=st["snip_hit"] + st["snip_miss"])
+        out += [(uri, Path(path).read_bytes()) for uri, path in mine["files"].items()]
         if not self.generated_work:
             return out + self.notebook_files(sources)
-        dirs = ahead.docs_dirs(self.lang, self.docs_dir)
-        nbs = [str(f) for d in dirs.values() for f in sorted((Path(d) / "notebooks").glob("*.py"))]
-        nbs += [p for uri, p in sources.items() if notebooks.is_notebook(uri) and uri.endswith(".py") and p not in nbs]
-        done = self.ahead = ahead.run(dirs, nbs)
-        self.stats.update(fig_miss=len(done.figures_drawn), snip_miss=len(done.snippets_run))
-        for name in directives.referenced(self.docs_dir, "figure"):
-            for theme in figures.THEMES:
-                svg, hit = figures.render_cached(name, self.lang, theme)
-                self.stats["fig_hit"] += (name, self.lang, theme) not in done.figures_drawn
-                out.append((f"figures/{name}-{theme}.svg", svg))
-        for uri, path in sources.items():
-            if notebooks.is_notebook(uri) and uri.endswith(".py"):
-                self.executed[uri] = str(nbexec.path(path))
+        self.executed = dict(mine["executed"])
+        # The log counts the notebooks of both languages, as the pass executed them (none when it was reused)
+        run_nb, cached_nb = self.manifest["counts"]["notebook"]
+        self.nb_counts = (run_nb, cached_nb) if self.manifest["ran"] else (0, run_nb + cached_nb)
         return out + self.notebook_files(sources)
 
     def notebook_files(self, sources: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -206,28 +213,14 @@ class Site:
     def page_markdown(self, markdown: str, src_uri: str, pages: Iterable[str], nav=None) -> str:
         """``pages``: the docs paths of this build; ``nav``: its nav (the glossary's "explained on" links)."""
 
-        def count(name: str, hit: bool) -> None:
-            if name not in self.ahead.snippets_run:  # those are counted as run, in generated()
-                self.stats["snip_hit" if hit else "snip_miss"] += 1
-
         if nav is not None:
             self.reading_order = nav_titles(nav)
         if notebooks.is_notebook(src_uri):  # its source (.ipynb or .py), which mkdocs-jupyter renders itself
             return markdown
         if self.lang == "zh":
-            markdown = cjk.join_soft_breaks(markdown)
-        # The ledger and the quiz first: the ledger's reasons hold [[value: …]] directives.
-        if ledger.DIRECTIVE in markdown:
-            from normref import values
-
-            try:
-                markdown = ledger.expand(markdown, self.lang, self.docs_dir, ROOT, known_values=values.names())
-            except (ledger.LedgerError, FileNotFoundError) as e:
-                raise SiteError(f"{src_uri}: {e}") from e
-        if QUIZ_DIRECTIVE in markdown:
-            markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
+            markdown = cjk.join_soft_breaks(markdown)  # as prepare read the page: the same directive texts
         markdown = self.takehome.page_markdown(markdown, src_uri)
-        markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
+        markdown = directives.substitute(markdown, self.expansions(markdown, src_uri), src_uri)
         if src_uri == printed.PRINT_PAGE:
             markdown = printed.stamp(markdown)
         if GLOSSARY_DIRECTIVE in markdown:
@@ -235,6 +228,16 @@ class Site:
             here = {p: titles.get(p, "") for p in pages}
             markdown = markdown.replace(GLOSSARY_DIRECTIVE, site_glossary.render_markdown(self.glossary, self.lang, here))
         return markdown
+
+    def expansions(self, markdown: str, src_uri: str) -> dict:
+        """{directive text: Markdown} for a page: the prepare pass's; without one (Site used on a string,
+        outside a build), computed here, in this process."""
+        if self.manifest is not None:
+            return self.manifest["langs"][self.lang]["pages"].get(src_uri, {})
+        dirs = {code: self.docs_dir.parent / code for code in LANGS}
+        return {m.group(0): directives.expand_one(m.group("kind"), m.group("name"), self.lang, src_uri,
+                                                  generated=self.generated_work, docs_dirs=dirs, root=ROOT)
+                for m in directives.PREPARED.finditer(markdown)}
 
     def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None, toc=None) -> str:
         """``glossary_url``: the glossary page's URL in this build, or None when it has none; ``toc``:
@@ -331,14 +334,13 @@ class Site:
 
     def report(self) -> str:
         """One line: figures drawn by this build (any language: the first build draws both) and this
-        build's figures it found cached; the same for snippets; the notebooks (both languages) executed
-        and found cached; the pool's size, wall and CPU time (its own processes and their kernels and snippets)."""
-        s, a = self.stats, self.ahead
-        pool = (f"; {len(a.figures_drawn) + len(a.snippets_run) + len(a.notebooks_run)} tasks on {a.workers} workers "
-                f"in {a.wall_s:.1f} s, {a.cpu_s:.1f} s CPU"
-                + (f", {a.requeued} requeued" if a.requeued else "")) if a.workers else ""
+        build's figures it found cached; the same for snippets; the notebooks (both languages) the prepare
+        pass executed and found cached (its own line has the pool's time); the page steps; the heavy
+        modules this MkDocs process imported (none: the prepare pass imports them)."""
+        s = self.stats
         steps = stepcache.counts()
         return (f"normref [{self.lang}]: figures {s['fig_miss']} rendered, {s['fig_hit']} from cache; "
                 f"snippets {s['snip_miss']} run, {s['snip_hit']} from cache; "
-                f"notebooks {len(a.notebooks_run)} executed, {a.notebooks_cached} from cache{pool}; "
-                f"page steps computed: {steps or 'none asked'}; {time.perf_counter() - s['t0']:.1f} s")
+                f"notebooks {self.nb_counts[0]} executed, {self.nb_counts[1]} from cache; "
+                f"page steps computed: {steps or 'none asked'}; {time.perf_counter() - s['t0']:.1f} s; "
+                f"heavy modules imported: {', '.join(prepare.heavy_modules()) or 'none'}")

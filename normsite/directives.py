@@ -7,17 +7,27 @@
   [[value: NAME]]         a number from normref.values, in the page's language
   [[table: NAME]]         a table from normref.values (rows of data), as a Markdown table
   [[data: NAME]]          JSON from normref.data for a widget (see assets.wrap_data)
+  [[ledger]]              the claim ledger (normsite.ledger), its [[value: …]] expanded
+  [[quiz]]                the interview quiz (normsite.quiz)
+
+Who runs what: ``python -m normsite.prepare`` (a fresh process per build) expands
+every directive of every page (:func:`expand_one`) and writes a manifest; the
+MkDocs process only substitutes it (:func:`substitute`), so importing this
+module imports no registry of normref (figures, values, data are imported by the
+functions that compute).
 
 An unknown name, a missing or failing snippet raises SiteError naming the page
 and the directive.
 
-What a figure, value, table or data directive expands to is cached (normref's
-cache, kind "directives"), keyed by the directive, the page's language (and,
-for a figure, its folder), the code of the registry it reads (the import closure
-of normref.values, normref.data or the figure's module), normref's data files
-(figures.yml, glossary.yml, quiz.yml, the committed results) and the site
-layer's code. A warm build then runs no experiment code at all, not even to unpickle a
-result, and imports no torch.
+What a figure, value, table, data, ledger or quiz directive expands to is cached
+(normref's cache, kind "directives"), keyed by the directive, the page's language
+(and, for a figure, its folder), the code of the registry it reads (the import
+closure of normref.values, normref.data or the figure's module), normref's data
+files (figures.yml, glossary.yml, quiz.yml, the committed results) and the site
+layer's code; the ledger's key also covers claims.yml, both languages' pages
+(its evidence links) and tests/ (the tests it names). A warm build then runs no experiment code at all, not even to unpickle a
+result, and imports no torch. ``COUNTS`` says, by kind, how many expansions this
+process computed and found cached (prepare's summary line).
 """
 
 from __future__ import annotations
@@ -30,14 +40,28 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from normref import cache, data, figures, values
+from normref import cache
 
 from . import SiteError, snippets, stepcache
 from .assets import page_relative
 
 DIRECTIVE = re.compile(r"\[\[(figure|snippet-code|snippet|value|table|data):\s*([^\]\s]+)\s*\]\]")
 
-__all__ = ["DIRECTIVE", "referenced", "figure_md", "table_md", "expand"]
+# The directives prepare expands, by kind: does it take a NAME? One regex finds them all.
+KINDS = {"figure": True, "snippet": True, "snippet-code": True, "value": True, "table": True, "data": True,
+         "ledger": False, "quiz": False}
+PREPARED = re.compile(r"\[\[(?P<kind>" + "|".join(sorted(KINDS, key=len, reverse=True))
+                      + r")(?::\s*(?P<name>[^\]\s]+))?\s*\]\]")
+
+# {kind: [computed, cached]} in this process ("svg": figure variants drawn, counted by prepare).
+COUNTS: dict[str, list[int]] = {}
+
+__all__ = ["DIRECTIVE", "KINDS", "PREPARED", "COUNTS", "referenced", "figure_md", "table_md", "expand",
+           "expand_one", "substitute", "count"]
+
+
+def count(kind: str, hit: bool, n: int = 1) -> None:
+    COUNTS.setdefault(kind, [0, 0])[1 if hit else 0] += n
 
 
 def referenced(docs_dir: str | Path, kind: str) -> dict[str, list[str]]:
@@ -53,6 +77,8 @@ def referenced(docs_dir: str | Path, kind: str) -> dict[str, list[str]]:
 
 def figure_md(name: str, lang: str, src_uri: str, generated: bool = True) -> str:
     """A <figure> with the light and dark SVG (Material shows the one matching the theme)."""
+    from normref import figures
+
     spec = figures.get(name)
     caption = f"<figcaption>{html.escape(spec.caption[lang], quote=False)}</figcaption>"
     if not generated:
@@ -68,11 +94,13 @@ def figure_md(name: str, lang: str, src_uri: str, generated: bool = True) -> str
 
 def data_script(name: str, lang: str) -> str:
     """A widget's data as a JSON script element ("</" cannot occur inside one: escaped)."""
+    from normref import data
+
     payload = data.to_json(data.get(name, lang)).replace("</", "<\\/")
     return f'<script type="application/json" id="nr-data-{name}">{payload}</script>'
 
 
-def table_md(table: values.Table) -> str:
+def table_md(table) -> str:
     """A normref table as a Markdown table: labels, alignment, code cells in backticks."""
 
     def cell(text: str, code: bool) -> str:
@@ -91,7 +119,7 @@ def _data_files() -> str:
     glossary, the quiz, committed results. Some are read at call time and so are not part of
     any module's import closure."""
     h = hashlib.sha256()
-    root = Path(figures.__file__).resolve().parent.parent
+    root = Path(cache.__file__).resolve().parent
     for f in sorted(p for p in root.rglob("*") if p.suffix in (".yml", ".yaml", ".json") and p.is_file()):
         h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
@@ -111,7 +139,9 @@ def _digest_of(path: str, size: int, mtime_ns: int) -> str:
 
 def _cached(kind: str, name: str, params: tuple, modules: tuple, compute: Callable[[], str]) -> str:
     key = cache.make_key("directive", f"{kind}:{name}", (params, _data_files(), stepcache.site_code()), modules)
-    return cache.get_or_compute("directives", key, ".json", compute, lambda v: json.dumps(v).encode(), json.loads)[0]
+    value, hit = cache.get_or_compute("directives", key, ".json", compute, lambda v: json.dumps(v).encode(), json.loads)
+    count(kind, hit)
+    return value
 
 
 def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
@@ -119,27 +149,90 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
     """Expand every directive of a page. ``on_snippet(name, was_cached)`` is told about each snippet run."""
 
     def one(m):
-        kind, name = m.group(1), m.group(2)
-        try:
-            if kind == "figure":
-                here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
-                return _cached("figure", name, (lang, here, generated, _file_digest(figures.TEXTS)),
-                               (figures.module_of(name),),
-                               lambda: figure_md(name, lang, src_uri, generated))
-            if kind == "snippet":
-                out, hit = snippets.run(name)
-                if on_snippet:
-                    on_snippet(name, hit)
-                return snippets.code_block(name) + "\n\n" + snippets.output_block(out, lang)
-            if kind == "snippet-code":
-                return snippets.code_block(name)
-            if kind == "data":
-                # "</" cannot occur inside a script element; escape it in the JSON.
-                return _cached("data", name, (lang,), (data.__name__,), lambda: data_script(name, lang))
-            if kind == "table":
-                return _cached("table", name, (lang,), (values.__name__,), lambda: table_md(values.table(name, lang)))
-            return _cached("value", name, (lang,), (values.__name__,), lambda: values.get(name, lang))
-        except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
-            raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
+        return expand_one(m.group(1), m.group(2), lang, src_uri, generated=generated, on_snippet=on_snippet)
 
     return DIRECTIVE.sub(one, markdown)
+
+
+def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generated: bool = True,
+               on_snippet: Callable[[str, bool], None] | None = None,
+               docs_dirs: dict | None = None, root: Path | None = None) -> str:
+    """What one directive of a page expands to (``name`` None for [[ledger]] and [[quiz]]); SiteError naming
+    the page and the directive when it cannot. ``docs_dirs`` ({lang: docs folder}) and ``root`` (the
+    repository: the tests the ledger names) are the ledger's."""
+    from normref import data, figures, values
+
+    if kind not in KINDS or KINDS[kind] != (name is not None):
+        shown = f"[[{kind}: {name}]]" if name is not None else f"[[{kind}]]"
+        raise SiteError(f"{src_uri}: bad {shown}: " + (f"unknown directive; known: {', '.join(KINDS)}" if kind not in KINDS
+                        else "takes a name" if KINDS[kind] else "takes no name"))
+    if kind == "ledger":
+        return _ledger(lang, src_uri, docs_dirs, root)
+    if kind == "quiz":
+        from . import quiz
+
+        return _cached("quiz", "quiz", (lang,), ("normref.data.quiz",),
+                       lambda: expand(quiz.render_markdown(lang), lang, src_uri, generated=generated))
+    try:
+        if kind == "figure":
+            here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
+            return _cached("figure", name, (lang, here, generated, _file_digest(figures.TEXTS)),
+                           (figures.module_of(name),),
+                           lambda: figure_md(name, lang, src_uri, generated))
+        if kind == "snippet":
+            out, hit = snippets.run(name)
+            count("snippet", hit)
+            if on_snippet:
+                on_snippet(name, hit)
+            return snippets.code_block(name) + "\n\n" + snippets.output_block(out, lang)
+        if kind == "snippet-code":
+            return snippets.code_block(name)
+        if kind == "data":
+            # "</" cannot occur inside a script element; escape it in the JSON.
+            return _cached("data", name, (lang,), (data.__name__,), lambda: data_script(name, lang))
+        if kind == "table":
+            return _cached("table", name, (lang,), (values.__name__,), lambda: table_md(values.table(name, lang)))
+        return _cached("value", name, (lang,), (values.__name__,), lambda: values.get(name, lang))
+    except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
+        raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
+
+
+def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) -> str:
+    """The ledger, checked (evidence in every language's pages, the tests it names, its values) and with its
+    [[value: …]] expanded; cached by those inputs (claims.yml, the pages, the tests, normref.values' code)."""
+    from normref import values
+
+    from . import ledger
+
+    if docs_dirs is None or root is None:
+        raise SiteError(f"{src_uri}: [[ledger]] needs the docs folders and the repository")
+    here = Path(docs_dirs[lang])
+    pages = [p for d in docs_dirs.values() for p in sorted(Path(d).rglob("*.md"))]
+    tests = sorted((Path(root) / "tests").glob("*.py"))
+    inputs = stepcache.digest(ledger.DATA.read_bytes(), *(str(p) + "\0" + p.read_text(encoding="utf-8")
+                                                           for p in pages + tests))
+
+    def compute() -> str:
+        try:
+            md = ledger.expand(ledger.DIRECTIVE, lang, here, root, known_values=values.names(), langs_dirs=docs_dirs)
+        except (ledger.LedgerError, FileNotFoundError) as e:
+            raise SiteError(f"{src_uri}: {e}") from e
+        return expand(md, lang, src_uri)
+
+    return _cached("ledger", "ledger", (lang, inputs), ("normref.values",), compute)
+
+
+def substitute(markdown: str, expansions: dict, src_uri: str) -> str:
+    """Replace each prepared directive of a page by its expansion ({directive text: Markdown, or {"error": …}},
+    as normsite.prepare computed it). SiteError for one prepare could not expand, or did not see."""
+
+    def one(m):
+        got = expansions.get(m.group(0))
+        if got is None:
+            raise SiteError(f"{src_uri}: {m.group(0)} was not prepared (python -m normsite.prepare did not see "
+                            "this page: is it under docs/<lang>/?)")
+        if isinstance(got, dict):
+            raise SiteError(got["error"])
+        return got
+
+    return PREPARED.sub(one, markdown)

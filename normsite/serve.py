@@ -1,10 +1,12 @@
 """`make serve` for both languages: when does the English site need a rebuild?
 
 `mkdocs serve` serves one config (the Chinese one, at /). After each of its
-rebuilds the serve hook builds the English config into a folder of its own and
-copies it into <served dir>/en/ (which each Chinese rebuild wipes). Editing a
-Chinese page should not cost an English build, so the English site is rebuilt
-only when the files it is built from change (paths, sizes, mtimes).
+rebuilds the serve hook builds the English config into a folder of its own, in a
+fresh process (:func:`build_english`: the code as it is now, never the code the
+server started with), and copies it into <served dir>/en/ (which each Chinese
+rebuild wipes). Editing a Chinese page should not cost an English build, so the
+English site is rebuilt only when the files it is built from change (paths,
+sizes, mtimes).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +37,12 @@ def fingerprint(root: Path = ROOT) -> tuple:
                 st = f.stat()
                 out.append((str(f.relative_to(root)), st.st_size, st.st_mtime_ns))
     return tuple(out)
+
+
+def build_english(site_dir: Path, root: Path = ROOT) -> subprocess.CompletedProcess:
+    """`mkdocs build -f mkdocs.en.yml -d SITE_DIR` in a fresh process (its log in stderr)."""
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(root / "mkdocs.en.yml"), "-d", str(site_dir)],
+                          cwd=root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
 
 
 @contextlib.contextmanager

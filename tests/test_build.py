@@ -164,6 +164,16 @@ def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, site_bui
         assert counts.get("print") == (0, 1) and counts.get("math", (0, 0))[1] > 0, steps[1]
         assert all(done == 0 for done, _ in counts.values()), f"[{lang}] a warm build recomputed page steps: {steps[1]}"
     assert "Cache miss" not in proc.stderr and proc.stderr.count("Cache hit") >= 2
+    # The prepare pass (normsite.prepare, a fresh process in the zh build) recomputed nothing, kind by kind;
+    # the en build reused its manifest; neither MkDocs process imported torch, matplotlib or a normref registry.
+    prep = re.search(r"normref prepare \[zh, en\]: computed (\d+) of (\d+) \(([^)]*)\)", proc.stderr)
+    assert prep and int(prep[2]) > 0, proc.stderr
+    kinds = {k: (int(c), int(n)) for k, c, n in re.findall(r"([\w-]+) (\d+) of (\d+)", prep[3])}
+    assert {"svg", "figure", "value", "snippet", "ledger", "quiz"} <= set(kinds), prep[3]
+    assert prep[1] == "0" and all(c == 0 for c, _ in kinds.values()), f"a warm prepare recomputed: {prep[0]}"
+    assert "normref prepare: inputs unchanged, reused" in proc.stderr
+    for lang in LANGS:
+        assert re.search(rf"normref \[{lang}\]: .*; heavy modules imported: none", proc.stderr), proc.stderr
 
 
 # ------------------------------------------------------------------ the hook fails loudly, naming the culprit

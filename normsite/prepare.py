@@ -1,0 +1,208 @@
+"""The prepare pass: the one place a site build runs normref.
+
+``python -m normsite.prepare`` (a fresh process, once per build) finds every
+directive of every page of both languages (``docs/<lang>/**/*.md``;
+:data:`normsite.directives.PREPARED`), computes what the content-hash cache
+lacks (figures in both themes, snippet outputs and every notebook executed with
+nbclient, normsite.nbexec, on the pool, normsite.ahead; then each figure, value,
+table, data, ledger and quiz expansion), and writes a manifest: per language,
+``{page: {directive text: Markdown}}``, the cached figure files and each notebook
+page's executed ``.ipynb``. It prints one line of counts, ``computed of asked`` per kind, so a
+warm build's log shows that it recomputed nothing.
+
+The MkDocs process only substitutes the manifest (:func:`obtain`,
+:func:`normsite.directives.substitute`): it imports no torch, no matplotlib and
+no normref experiment, and because this pass is a fresh process, ``mkdocs
+serve`` sees every normref and normsite edit on its next rebuild by
+construction. The Chinese build (first) always runs it; the English build
+reuses the manifest when its inputs (:func:`fingerprint`) are unchanged, else
+runs it too. A directive that cannot be expanded is kept in the manifest as its
+error, and the page that holds it fails the build naming it.
+
+Importing this module is cheap: the work is imported by :func:`prepare`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from normref import cache
+
+from . import LANGS, SiteError
+
+__all__ = ["ROOT", "fingerprint", "manifest_path", "prepare", "obtain", "main", "HEAVY", "heavy_modules"]
+
+ROOT = Path(__file__).resolve().parent.parent
+# What prepare reads besides the pages: the code and data it runs, the snippets, the tests the ledger names.
+INPUTS = ("normref", "normsite", "snippets", "tests")
+# Modules the MkDocs process must not import: the prepare pass runs them.
+HEAVY = ("torch", "matplotlib", "normref.experiments", "normref.figures", "normref.values", "normref.data")
+
+
+def heavy_modules() -> list[str]:
+    """Which of :data:`HEAVY` this process has imported (the build's log prints them: none)."""
+    return [m for m in HEAVY if m in sys.modules]
+
+
+def fingerprint(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT) -> str:
+    """SHA-256 of everything a manifest depends on: the pages (each language's docs folder), the code and
+    data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
+    and whether figures are drawn. Equal fingerprints: the manifest can be reused as is."""
+    h = hashlib.sha256()
+    h.update(f"{sorted((k, str(Path(v).resolve())) for k, v in dirs.items())}\0{generated}\0"
+             f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.executable}\0".encode())
+    folders = [(Path(d), "*.md") for d in dirs.values()] + [(root / name, "*") for name in INPUTS]
+    for folder, pattern in folders:
+        for f in sorted(folder.rglob(pattern)):
+            if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
+                h.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def manifest_path(fp: str) -> Path:
+    return cache.cache_dir() / "prepare" / f"{fp[:32]}.json"
+
+
+# ---------------------------------------------------------------- the pass (in its own process)
+
+
+def _page_uri(md: Path, docs: Path) -> str:
+    return md.relative_to(docs).as_posix()
+
+
+def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT) -> dict:
+    """Compute every directive of the pages in ``dirs`` ({lang: docs folder}); the manifest (a dict)."""
+    from . import ahead, cjk, directives, nbexec
+
+    t0 = time.perf_counter()
+    dirs = {lang: Path(d) for lang, d in dirs.items()}
+    directives.COUNTS.clear()
+    # Every notebook of every language, executed (normsite.nbexec) on the same pool as the figures
+    nbs = {lang: sorted((docs / "notebooks").glob("*.py")) if generated else [] for lang, docs in dirs.items()}
+    done = ahead.run(dirs, [str(f) for fs in nbs.values() for f in fs], draw=generated)
+    out: dict = {"langs": {}, "generated": generated}
+    for lang, docs in dirs.items():
+        files: dict[str, str] = {}
+        executed = {f"notebooks/{f.name}": str(nbexec.path(f)) for f in nbs[lang]}  # page -> its executed .ipynb
+        nb_run = sum(str(f) in done.notebooks_run for f in nbs[lang])
+        drawn = 0
+        if generated:
+            from normref import figures
+
+            for name in directives.referenced(docs, "figure"):
+                for theme in figures.THEMES:
+                    files[f"figures/{name}-{theme}.svg"] = str(
+                        cache._path("figures", figures.key(name, lang, theme), ".svg").resolve())
+                    drawn += (name, lang, theme) in done.figures_drawn
+        snips = list(directives.referenced(docs, "snippet"))
+        snip_run = sum(n in done.snippets_run for n in snips)
+        pages: dict[str, dict] = {}
+        memo: dict[tuple, str] = {}
+        for md in sorted(docs.rglob("*.md")):
+            src = _page_uri(md, docs)
+            text = md.read_text(encoding="utf-8")
+            if lang == "zh":
+                text = cjk.join_soft_breaks(text)  # as the build does before it substitutes
+            table: dict[str, object] = {}
+            for m in directives.PREPARED.finditer(text):
+                if m.group(0) in table:
+                    continue
+                kind, name = m.group("kind"), m.group("name")
+                folder = src.rsplit("/", 1)[0] if "/" in src else ""
+                k = (kind, name, folder if kind == "figure" else "")
+                if k not in memo:
+                    try:
+                        memo[k] = directives.expand_one(kind, name, lang, src, generated=generated, root=root,
+                                                        docs_dirs={c: docs.parent / c for c in LANGS})
+                    except SiteError as e:
+                        table[m.group(0)] = {"error": str(e)}  # this page's build fails, naming it
+                        continue
+                table[m.group(0)] = memo[k]
+            if table:
+                pages[src] = table
+        out["langs"][lang] = {"pages": pages, "files": files, "executed": executed,
+                              "stats": {"fig_miss": drawn, "fig_hit": len(files) - drawn,
+                                        "snip_miss": snip_run, "snip_hit": len(snips) - snip_run,
+                                        "nb_miss": nb_run, "nb_hit": len(executed) - nb_run}}
+    counts = {"svg": [len(done.figures_drawn), done.figures_cached],
+              "notebook": [len(done.notebooks_run), done.notebooks_cached],
+              **{k: v for k, v in sorted(directives.COUNTS.items()) if k != "snippet"},
+              "snippet": [len(done.snippets_run), done.snippets_cached]}
+    computed = sum(c for c, _ in counts.values())
+    asked = sum(c + h for c, h in counts.values())
+    errors = sum(isinstance(v, dict) for lang in out["langs"].values() for t in lang["pages"].values() for v in t.values())
+    out["counts"] = counts
+    out["summary"] = (f"normref prepare [{', '.join(dirs)}]: computed {computed} of {asked} ("
+                      + ", ".join(f"{k} {c} of {c + h}" for k, (c, h) in counts.items())
+                      + f"); {errors} directive errors; {time.perf_counter() - t0:.1f} s"
+                      + (f"; {done.workers} workers, {done.cpu_s:.1f} s CPU" if done.workers else ""))
+    return out
+
+
+def _write(path: Path, manifest: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- the build's side (the MkDocs process)
+
+
+def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True) -> dict:
+    """The manifest for ``dirs``: from a fresh ``python -m normsite.prepare`` process, or (``run`` False)
+    the one already written for the same inputs when there is one. Its "log" is the line to print. A failed
+    pass raises SiteError with the end of its output."""
+    path = manifest_path(fingerprint(dirs, generated))
+    if not run and path.is_file():
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        return dict(manifest, ran=False, log=f"normref prepare: inputs unchanged, reused {path.name}")
+    cmd = [sys.executable, "-m", "normsite.prepare", "--out", str(path)]
+    cmd += [a for lang, d in dirs.items() for a in ("--docs", f"{lang}={Path(d).resolve()}")]
+    cmd += [] if generated else ["--no-generated"]
+    env = dict(os.environ, NORMREF_CACHE=str(cache.cache_dir().resolve()),
+               PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SiteError(f"python -m normsite.prepare failed (exit status {proc.returncode}):\n"
+                        f"{(proc.stderr or proc.stdout).strip()[-3000:]}")
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    return dict(manifest, ran=True, log=manifest["summary"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m normsite.prepare", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", action="append", metavar="LANG=DIR",
+                    help="a language's docs folder (repeatable; default: docs/zh and docs/en)")
+    ap.add_argument("--no-generated", action="store_true", help="draw no figures (a figure becomes its caption)")
+    ap.add_argument("--out", help="where to write the manifest (default: the cache's prepare/<fingerprint>.json)")
+    args = ap.parse_args(argv)
+    dirs: dict[str, Path] = {}
+    for item in args.docs or [f"{lang}={ROOT / 'docs' / lang}" for lang in LANGS]:
+        lang, sep, d = item.partition("=")
+        if not sep or lang not in LANGS or not Path(d).is_dir():
+            ap.error(f"--docs must be LANG=DIR with LANG one of {LANGS} and DIR a folder, got {item!r}")
+        dirs[lang] = Path(d)
+    generated = not args.no_generated
+    out = Path(args.out) if args.out else manifest_path(fingerprint(dirs, generated))
+    try:
+        manifest = prepare(dirs, generated)
+    except SiteError as e:
+        print(f"prepare: {e}", file=sys.stderr)
+        return 1
+    _write(out, manifest)
+    print(manifest["summary"])
+    print(f"manifest: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""The prepare pass (normsite.prepare): the one process of a build that runs normref.
+
+Fast: it expands each directive of the pages into a manifest, keeps a bad one as its page's error, and
+the build only substitutes. Build tier: under a running `mkdocs serve`, an edit to a value module shows
+on the served pages (both languages) after the rebuild, with no restart."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from normsite import SiteError, directives, prepare
+from support import LANGS, ROOT
+
+PAGE = "Take $x$ = [[value: worked.x]] and [[value: worked.rms]].\n\n[[table: worked.table]]\n"
+
+
+def _docs(tmp_path: Path, pages: dict[str, str]) -> Path:
+    docs = tmp_path / "docs" / "en"
+    for name, text in pages.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text, encoding="utf-8")
+    return docs
+
+
+def test_prepare_expands_each_directive_and_the_build_only_substitutes(tmp_path):
+    from normref import values
+
+    table = next(iter(values.table_names()))
+    page = PAGE.replace("worked.table", table)
+    docs = _docs(tmp_path, {"a.md": page, "sub/b.md": "No directive here.\n"})
+    manifest = prepare.prepare({"en": docs}, generated=False)
+    pages = manifest["langs"]["en"]["pages"]
+    assert set(pages) == {"a.md"}, "a page without directives needs no entry"
+    assert sum(manifest["counts"]["value"]) == 2 and sum(manifest["counts"]["table"]) == 1
+    out = directives.substitute(page, pages["a.md"], "a.md")
+    assert out == directives.expand(page, "en", "a.md", generated=False)  # what the in-process expansion gives
+    assert values.get("worked.x", "en") in out and "[[" not in out
+    assert manifest["summary"].startswith("normref prepare [en]: computed ")
+
+
+def test_a_bad_directive_fails_its_page_naming_it_and_only_that_page(tmp_path):
+    docs = _docs(tmp_path, {"good.md": "[[value: worked.x]]\n", "bad.md": "x [[value: nope]] y\n"})
+    pages = prepare.prepare({"en": docs}, generated=False)["langs"]["en"]["pages"]
+    assert "[[" not in directives.substitute("[[value: worked.x]]\n", pages["good.md"], "good.md")
+    with pytest.raises(SiteError, match=r"bad\.md: bad \[\[value: nope\]\]: .*unknown value 'nope'"):
+        directives.substitute("x [[value: nope]] y\n", pages["bad.md"], "bad.md")
+
+
+def test_a_directive_prepare_did_not_see_fails_naming_the_page():
+    with pytest.raises(SiteError, match=r"new\.md: \[\[value: worked\.x\]\] was not prepared"):
+        directives.substitute("[[value: worked.x]]", {}, "new.md")
+    with pytest.raises(SiteError, match=r"takes no name"):
+        directives.expand_one("quiz", "x", "en", "q.md")
+
+
+def test_the_fingerprint_follows_the_pages_and_the_code(tmp_path):
+    root = tmp_path / "repo"
+    for name in prepare.INPUTS:
+        (root / name).mkdir(parents=True)
+    (root / "normref" / "m.py").write_text("X = 1\n", encoding="utf-8")
+    docs = _docs(tmp_path, {"a.md": "[[value: worked.x]]\n"})
+    first = prepare.fingerprint({"en": docs}, root=root)
+    assert prepare.fingerprint({"en": docs}, root=root) == first
+    (root / "normref" / "m.py").write_text("X = 2\n", encoding="utf-8")
+    second = prepare.fingerprint({"en": docs}, root=root)
+    (docs / "a.md").write_text("[[value: worked.rms]]\n", encoding="utf-8")
+    third = prepare.fingerprint({"en": docs}, root=root)
+    assert len({first, second, third}) == 3
+    assert prepare.fingerprint({"en": docs}, generated=False, root=root) != third
+
+
+def test_the_cli_writes_the_manifest_and_prints_its_counts(tmp_path):
+    docs = _docs(tmp_path, {"a.md": "[[value: worked.x]]\n"})
+    out = tmp_path / "m.json"
+    p = subprocess.run([sys.executable, "-m", "normsite.prepare", "--docs", f"en={docs}", "--no-generated",
+                        "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "normref prepare [en]: computed " in p.stdout and f"manifest: {out}" in p.stdout
+    assert out.is_file()
+    bad = subprocess.run([sys.executable, "-m", "normsite.prepare", "--docs", "fr=nowhere"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "--docs must be LANG=DIR" in bad.stderr
+
+
+def test_the_english_build_reuses_the_manifest_until_an_input_changes(tmp_path):
+    """obtain(run=False), as the en build calls it: a fresh pass when there is no manifest for these inputs,
+    the written one while nothing changes, a fresh pass again after a page edit (and run=True always runs)."""
+    docs = _docs(tmp_path, {"a.md": "[[value: worked.x]]\n"})
+    first = prepare.obtain({"en": docs}, generated=False, run=False)
+    assert first["ran"] and first["log"].startswith("normref prepare [en]: computed ")
+    again = prepare.obtain({"en": docs}, generated=False, run=False)
+    assert not again["ran"] and "inputs unchanged, reused" in again["log"]
+    assert again["langs"] == first["langs"]
+    assert prepare.obtain({"en": docs}, generated=False, run=True)["ran"]
+    (docs / "a.md").write_text("[[value: worked.rms]]\n", encoding="utf-8")
+    edited = prepare.obtain({"en": docs}, generated=False, run=False)
+    assert edited["ran"] and set(edited["langs"]["en"]["pages"]["a.md"]) == {"[[value: worked.rms]]"}
+
+
+def test_a_failing_pass_fails_the_build_with_its_message(tmp_path):
+    docs = _docs(tmp_path, {"a.md": "[[figure: nope]]\n"})
+    with pytest.raises(SiteError, match=r"(?s)normsite.prepare failed.*unknown figure 'nope' referenced in a\.md"):
+        prepare.obtain({"en": docs}, generated=True)
+
+
+def test_the_site_layer_imports_nothing_heavy_and_the_check_would_see_it():
+    """What the build's MkDocs process imports of normsite pulls in no torch, matplotlib or normref registry;
+    the log line's check (prepare.heavy_modules) names one as soon as it is imported."""
+    code = ("import json, sys\nsys.path.insert(0, 'hooks')\nimport normref_site\nfrom normsite import build, prepare\n"
+            "before = prepare.heavy_modules()\nfrom normref import values\n"
+            "print(json.dumps([before, prepare.heavy_modules()]))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    before, after = __import__("json").loads(p.stdout.splitlines()[-1])
+    assert before == [] and "normref.values" in after
+
+
+def test_the_sessions_build_ran_prepare_once_and_imported_nothing_heavy(site_build):
+    log = site_build[1]
+    assert log.count("normref prepare [zh, en]: computed ") == 1, "the zh build runs the pass, en reuses it"
+    for lang in LANGS:
+        assert re.search(rf"normref \[{lang}\]: .*; heavy modules imported: none", log), log[-3000:]
+
+
+# ------------------------------------------------------------------ make serve sees a normref edit
+
+# What the serve test copies: what a build reads (tests/: the ledger names tests in them).
+TREE = ("docs", "normref", "normsite", "hooks", "overrides", "snippets", "tests", "mkdocs.yml", "mkdocs.en.yml",
+        "pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt", "LICENSE")
+EDIT = ('"worked.mean_sq": lambda: fmt(float(np.mean(WORKED_X**2)), 1),', '"worked.mean_sq": lambda: "31415926",')
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read().decode("utf-8")
+    except OSError:
+        return None
+
+
+def _wait(url: str, ok, timeout: float, proc: subprocess.Popen, log: Path) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"mkdocs serve exited ({proc.returncode}):\n{log.read_text()[-4000:]}")
+        text = _get(url)
+        if text is not None and ok(text):
+            return text
+        time.sleep(2)
+    raise AssertionError(f"{url}: not as expected after {timeout:.0f} s; serve log:\n{log.read_text()[-4000:]}")
+
+
+def test_serve_shows_a_value_module_edit_without_a_restart(tmp_path, site_build):
+    """site_build: the session's build warms the cache, so the copy's first build only reads it."""
+    tree = tmp_path / "repo"
+    for name in TREE:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, tree / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        elif src.is_file():
+            shutil.copy2(src, tree / name)
+    module = tree / "normref" / "values" / "basics.py"
+    assert EDIT[0] in module.read_text(encoding="utf-8"), "the value this test edits has moved"
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NORMREF_SITE_URL=f"http://127.0.0.1:{port}/")
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-f", "mkdocs.yml", "-a", f"127.0.0.1:{port}"],
+                                cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        zh, en = f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/en/"
+        before = _wait(en, lambda t: "with no gain yet" in t, 900, proc, log)
+        _wait(zh, lambda t: "<html" in t, 60, proc, log)
+        assert "31415926" not in before
+        module.write_text(module.read_text(encoding="utf-8").replace(*EDIT), encoding="utf-8")
+        _wait(zh, lambda t: "31415926" in t, 900, proc, log)
+        _wait(en, lambda t: "31415926" in t, 300, proc, log)
+        served = log.read_text()
+        assert served.count("normref prepare [zh, en]: computed") >= 2, "each rebuild runs the prepare pass"
+        assert "heavy modules imported: none" in served, served[-3000:]
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
