@@ -32,9 +32,10 @@ serve: $(STAMP)
 
 # The full suite, as CI runs it (.ci/run): unit, property, build, browser and real-model tests,
 # and the copy test (marker `copy`: every snippet and notebook as copied from the served site,
-# in a fresh virtualenv; skip it with -m "not copy").
+# in a fresh virtualenv; skip it with -m "not copy"). On two pytest-xdist workers that share the
+# session's cache and its one built site, handed whole test files, the builds first (tests/conftest.py).
 test: $(STAMP) browser-deps
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadscope
 
 # The everyday tier: unit and property tests, with no site build, no browser and no
 # model weights (tests/conftest.py marks those by the fixtures they use), on two

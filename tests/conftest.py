@@ -28,6 +28,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -59,16 +60,37 @@ def pytest_configure(config):
         config.stash[_TMP_CACHE] = path
         os.environ[_SESSION_CACHE] = str(path)
     os.environ["NORMREF_CACHE"] = str(path)
+    if _distributed(config) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        # Whole files go to the workers in the order _for_workers gives them (not reordered by size).
+        config.option.loadscopereorder = False
+        # The controller of pytest-xdist workers (make test) serves the one session site for all of
+        # them, from a folder the first worker that needs it builds into (site_build, below).
+        folder = Path(tempfile.mkdtemp(prefix="normref-test-site-"))
+        (folder / "site").mkdir()
+        server = StaticServer(folder / "site").start()
+        config.stash[_SHARED] = (folder, server)
+        os.environ[_SHARED_SITE] = f"{server.root}|{server.base}"
 
 
 def pytest_unconfigure(config):
     path = config.stash.get(_TMP_CACHE, None)
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
+    folder, server = config.stash.get(_SHARED, (None, None))
+    if server is not None:
+        server.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _distributed(config) -> bool:
+    """Does this session run its tests on pytest-xdist workers (`-n 2`)?"""
+    return bool(getattr(config.option, "numprocesses", None)) and getattr(config.option, "dist", "no") != "no"
 
 
 _SESSION_CACHE = "NORMREF_TEST_SESSION_CACHE"
+_SHARED_SITE = "NORMREF_TEST_SHARED_SITE"  # "FOLDER|URL": the controller's served folder, for its workers
 _TMP_CACHE = pytest.StashKey[Path]()
+_SHARED = pytest.StashKey[tuple]()
 
 
 # ---------------------------------------------------------------- markers that follow cost
@@ -94,6 +116,50 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(
             "the build marker follows the fixtures a test uses (tests/conftest.py); "
             "drop the marker or use the fixture:\n  " + "\n  ".join(wrong))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = _for_workers(items)
+
+
+def _builds_its_own(item) -> bool:
+    """Does the test make a build of its own (site_builder asked for by the test or by a fixture of its file)?"""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    if "site_builder" in info.argnames:
+        return True
+    module = item.nodeid.split("::", 1)[0]
+    return any(d.baseid == module and "site_builder" in d.argnames
+               for defs in info.name2fixturedefs.values() for d in defs)
+
+
+def _for_workers(items):
+    """The order in which pytest-xdist workers (make test: `-n 2 --dist loadscope`) are handed
+    whole test files (a file's module fixtures, such as the copy test's virtualenvs, are made once).
+
+    First the files that make builds of their own (the cold build for reproducibility, the warm
+    build, the sub-path and repository builds), each such test first in its file: while one worker
+    builds the session's site, the other makes its own. Then the files with browser tests, the
+    largest first; then the other files that read the site; last the cheap files, the fine grain
+    that evens out the two workers' ends. A file's tests otherwise keep their order."""
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def rank(module):
+        its = modules[module]
+        if any(_builds_its_own(i) for i in its):
+            return (0, 0)
+        browser = sum(1 for i in its if i.get_closest_marker("browser"))
+        if browser:
+            return (1, -browser)
+        return (2, 0) if any(i.get_closest_marker("build") for i in its) else (3, 0)
+
+    out = []
+    for module in sorted(modules, key=rank):  # sorted() is stable: the collection's order within a rank
+        its = modules[module]
+        out += [i for i in its if _builds_its_own(i) and i.get_closest_marker("build")] + \
+               [i for i in its if not (_builds_its_own(i) and i.get_closest_marker("build"))]
+    return out
 
 
 # ---------------------------------------------------------------- the built site
@@ -107,8 +173,15 @@ def site_builder():
 
 @pytest.fixture(scope="session")
 def _site_server(tmp_path_factory):
-    """The session site's server, bound before the build so the site is built for its address."""
+    """The session site's server, bound before the build so the site is built for its address.
+    On a pytest-xdist worker: the controller's, which serves one folder to every worker."""
+    shared = os.environ.get(_SHARED_SITE) if os.environ.get("PYTEST_XDIST_WORKER") else None
+    if shared:
+        root, base = shared.split("|", 1)
+        yield SimpleNamespace(root=Path(root), base=base, shared=True, start=lambda: None)
+        return
     server = StaticServer(tmp_path_factory.mktemp("site"))
+    server.shared = False
     yield server
     server.close()
 
@@ -121,9 +194,27 @@ def site_url(_site_server) -> str:
 
 @pytest.fixture(scope="session")
 def site_build(_site_server, site_builder):
-    """(folder, build log) of the session's one built site, both languages, strict."""
-    proc = site_builder(_site_server.root, site_url=_site_server.base)
-    return _site_server.root, proc.stderr
+    """(folder, build log) of the session's one built site, both languages, strict.
+    Under pytest-xdist the first worker to ask builds it; the others wait and read its log."""
+    if not _site_server.shared:
+        proc = site_builder(_site_server.root, site_url=_site_server.base)
+        return _site_server.root, proc.stderr
+    import fcntl
+
+    root = _site_server.root
+    log, failed = root.with_name("build.log"), root.with_name("build.failed")
+    with open(root.with_name("build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if failed.exists():
+            raise AssertionError(failed.read_text(encoding="utf-8"))
+        if not log.exists():
+            try:
+                proc = site_builder(root, site_url=_site_server.base)
+            except AssertionError as e:
+                failed.write_text(str(e), encoding="utf-8")
+                raise
+            log.write_text(proc.stderr, encoding="utf-8")
+    return root, log.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

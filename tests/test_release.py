@@ -116,13 +116,15 @@ def _differences(a: Path, b: Path) -> list[str]:
     return sorted(set(out))
 
 
-def test_two_clean_builds_are_byte_identical(site, site_builder, site_url, tmp_path):
+def test_two_clean_builds_are_byte_identical(request, site_builder, site_url, tmp_path):
     """A cold build (own empty caches: figures, snippets, experiments and executed
     notebooks all redone) gives the same bytes as the session's build, which
     may have come from a warm cache. So the output is reproducible and the
     cache never changes what ships."""
     cold = tmp_path / "cold"
     proc = site_builder(cold, site_url=site_url, env_extra={"NORMREF_CACHE": str(tmp_path / "cache")})
+    # The session's site only now: under pytest-xdist (make test) the other worker builds it meanwhile.
+    site = request.getfixturevalue("site")
     # The Chinese build (first) draws every figure of both languages on the pool (normsite.ahead); the
     # English build then finds its own in the cache this run filled.
     zh = re.search(r"normref \[zh\]: figures (\d+) rendered, 0 from cache", proc.stderr)
