@@ -42,6 +42,7 @@ from normref import glossary as gl
 
 from . import LANGS, SiteError, ahead, assets, cjk, colab, directives, ledger, mathtex, nbahead, notebooks, printed
 from . import reading, release, searchcache, stepcache
+from . import practice
 from . import quiz as site_quiz
 from . import glossary as site_glossary
 from .takehome import TakeHome
@@ -105,6 +106,7 @@ class Site:
         ``self.scope`` the preference scope both builds share (release.preference_scope)."""
         site_url, i18n = release.site_urls(self.lang, site_url)
         self.scope = release.preference_scope(i18n["roots"])
+        self.roots = i18n["roots"]  # the practice page's Anki deck links each card's evidence there
         self.repository = self.takehome.configure(i18n["roots"]["zh"], repo_url, repo_branch)
         nb_config = cache.cache_dir().resolve() / "jupyter-config"
         self.nbconvert_hash = notebooks.execution_config(nb_config)
@@ -171,6 +173,10 @@ class Site:
         the cache."""
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
+        if practice.PAGE in sources:  # the bilingual Anki deck, beside the practice page
+            out.append((practice.APKG, practice.anki_deck(
+                lambda text, lang: directives.expand(text, lang, practice.PAGE), getattr(self, "roots", None)
+                or release.site_urls(self.lang, None)[1]["roots"])))
         if not self.generated_work:
             return out
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
@@ -224,6 +230,8 @@ class Site:
                 raise SiteError(f"{src_uri}: {e}") from e
         if QUIZ_DIRECTIVE in markdown:
             markdown = markdown.replace(QUIZ_DIRECTIVE, site_quiz.render_markdown(self.lang))
+        if practice.DIRECTIVE in markdown:  # the card bank (normsite.practice); its [[value: …]] expand below
+            markdown = practice.expand(markdown, self.lang, self.docs_dir, nav_titles(nav) if nav is not None else None)
         markdown = self.takehome.page_markdown(markdown, src_uri)
         markdown = directives.expand(markdown, self.lang, src_uri, generated=self.generated_work, on_snippet=count)
         if nav is not None:
