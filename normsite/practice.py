@@ -44,9 +44,9 @@ PAGE = "practice.md"
 APKG = "normref-practice.apkg"
 
 LABELS = {
-    "zh": {"short": "30 秒回答", "deep": "深入回答", "follow": "追问", "evidence": "依据", "claims": "说法核查",
+    "zh": {"from": "出处", "count": "卡片数", "short": "30 秒回答", "deep": "深入回答", "follow": "追问", "evidence": "依据", "claims": "说法核查",
            "colon": "：", "sep": "；", "cards": "张卡片"},
-    "en": {"short": "30-second answer", "deep": "Deep answer", "follow": "Follow-up", "evidence": "Evidence",
+    "en": {"from": "Drawn from", "count": "Cards", "short": "30-second answer", "deep": "Deep answer", "follow": "Follow-up", "evidence": "Evidence",
            "claims": "Claim ledger", "colon": ": ", "sep": "; ", "cards": "cards"},
 }
 
@@ -113,7 +113,9 @@ def render_markdown(lang: str, docs_dir: str | Path, titles: dict[str, str] | No
     bank = bank or _bank()
     docs, L, titles = Path(docs_dir), LABELS[lang], titles or {}
     claim_text = {c.id: c.claim[lang] for c in ledger.load().claims}
-    out = []
+    out = [f"| {L['from']} | {L['count']} |", "|---|---:|"]
+    out += [f"| [{titles.get(page, page)}]({page}) | {n} |" for page, n in counts_by_page(bank).items()]
+    out.append("")
     for t in bank.topics:
         cards = [c for c in bank.cards if c.topic == t.id]
         out.append(f"### {getattr(t.title, lang)} {{ #topic-{t.id} }}\n")
@@ -173,55 +175,89 @@ _CSS = ".card { font-family: sans-serif; font-size: 18px; text-align: left; } .e
 _FIXED_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
-def _html(text: str) -> str:
-    """A card text (Markdown with $math$) as HTML for Anki: math as MathJax's \\( \\) and \\[ \\]."""
+_SEP = "\n\n\u241e\n\n"  # between card texts expanded in one call (no directive spans it)
+
+
+def _converter():
     import markdown
 
-    md = markdown.Markdown(extensions=["pymdownx.arithmatex"], extension_configs={"pymdownx.arithmatex": {"generic": True}})
-    out = md.convert(_md(text))
+    return markdown.Markdown(extensions=["pymdownx.arithmatex"],
+                             extension_configs={"pymdownx.arithmatex": {"generic": True}})
+
+
+def _html(md, text: str) -> str:
+    """A card text (Markdown with $math$) as HTML for Anki: math as MathJax's \\( \\) and \\[ \\]."""
+    out = md.reset().convert(_md(text))
     if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
         out = out[3:-4]
     return out
 
 
+def _texts(c, lang: str) -> list[str]:
+    """A card's texts in one language, in a fixed order: question, short, deep, then each follow-up's q and a."""
+    return c.texts(lang)
+
+
 def anki_deck(expand_values: Callable[[str, str], str], roots: dict[str, str], epoch: int | None = None, bank=None) -> bytes:
     """The bilingual deck as .apkg bytes. ``expand_values(text, lang)`` fills in [[value: NAME]];
     ``roots``: {lang: the site's root URL}, for the evidence links; ``epoch``: every timestamp (default
-    SOURCE_DATE_EPOCH, else 0)."""
-    import genanki
+    SOURCE_DATE_EPOCH, else 0). Cached by content (normsite.stepcache): the texts with their values filled
+    in, the topics, the evidence, the roots and the epoch."""
+    import base64
+    import json
+
+    from . import stepcache
 
     bank = bank or _bank()
     if epoch is None:
         epoch = int(os.environ.get("SOURCE_DATE_EPOCH") or 0)
+    texts = {}
+    for lang in ("zh", "en"):  # one expansion per language: every card's texts joined
+        flat = [t for c in bank.cards for t in _texts(c, lang)]
+        out = expand_values(_SEP.join(flat), lang).split(_SEP)
+        if len(out) != len(flat):
+            raise SiteError(f"{PAGE}: a card text expanded into a different number of texts")
+        texts[lang] = out
+    cards = [{"id": c.id, "topic": c.topic, "evidence": list(c.evidence),
+              "n": len(_texts(c, "zh"))} for c in bank.cards]
+    topics = {t.id: f"{t.title.zh} / {t.title.en}" for t in bank.topics}
+    payload = json.dumps({"texts": texts, "cards": cards, "topics": topics, "roots": roots, "epoch": int(epoch)},
+                         ensure_ascii=False, sort_keys=True)
+    data = stepcache.cached("anki", (payload,), lambda: base64.b64encode(_build_deck(json.loads(payload))).decode(),
+                            modules=("normsite.practice",), libs=("genanki", "markdown", "pymdown-extensions"))
+    return base64.b64decode(data)
+
+
+def _build_deck(p: dict) -> bytes:
+    import genanki
+
     model = genanki.Model(MODEL_ID, "normref practice (zh + en)", fields=[{"name": f} for f in FIELDS],
                           templates=[{"name": "zh + en", "qfmt": _FRONT, "afmt": _BACK}], css=_CSS)
     deck = genanki.Deck(DECK_ID, DECK_NAME)
-    topics = {t.id: t for t in bank.topics}
+    md = _converter()
+    html_of = {lang: [_html(md, t) for t in p["texts"][lang]] for lang in ("zh", "en")}
 
-    def text(t, lang):
-        return _html(expand_values(getattr(t, lang), lang))
-
-    def link(e: str, lang: str) -> str:
+    def link(e: str, lang: str, label: str) -> str:
         page, anchor = e.split("#", 1)
-        url = roots[lang].rstrip("/") + "/" + page.removesuffix(".md").removesuffix("index") + ("/" if page != "index.md" else "") + "#" + anchor
-        return f'<a href="{html.escape(url)}">{html.escape(e)}</a>'
+        path = "" if page == "index.md" else page.removesuffix(".md") + "/"
+        return f'<a href="{html.escape(p["roots"][lang].rstrip("/") + "/" + path + "#" + anchor)}">{html.escape(label)}</a>'
 
-    for c in bank.cards:
-        follow = {lang: "".join(f"<p><b>{LABELS[lang]['follow']}{LABELS[lang]['colon']}</b>{text(f.q, lang)}<br>{text(f.a, lang)}</p>"
-                                for f in c.followups) for lang in ("zh", "en")}
-        evidence = " · ".join(link(e, "zh") + " / " + link(e, "en").replace(">" + html.escape(e) + "<", ">en<")
-                              for e in c.evidence)
-        t = topics[c.topic].title
+    i = 0
+    for c in p["cards"]:
+        h = {lang: html_of[lang][i:i + c["n"]] for lang in ("zh", "en")}
+        i += c["n"]
+        follow = {lang: "".join(f"<p><b>{LABELS[lang]['follow']}{LABELS[lang]['colon']}</b>{h[lang][k]}<br>{h[lang][k + 1]}</p>"
+                                for k in range(3, c["n"], 2)) for lang in ("zh", "en")}
+        evidence = " · ".join(link(e, "zh", e) + " / " + link(e, "en", "en") for e in c["evidence"])
         deck.add_note(genanki.Note(
-            model=model, guid=genanki.guid_for("normref.practice", c.id), tags=[f"normref::{c.topic}"],
-            fields=[c.id, f"{t.zh} / {t.en}", text(c.question, "zh"), text(c.question, "en"),
-                    text(c.short, "zh"), text(c.short, "en"), text(c.deep, "zh"), text(c.deep, "en"),
-                    follow["zh"], follow["en"], evidence]))
+            model=model, guid=genanki.guid_for("normref.practice", c["id"]), tags=[f"normref::{c['topic']}"],
+            fields=[c["id"], p["topics"][c["topic"]], h["zh"][0], h["en"][0], h["zh"][1], h["en"][1],
+                    h["zh"][2], h["en"][2], follow["zh"], follow["en"], evidence]))
     package = genanki.Package(deck)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "collection.anki2"
         conn = sqlite3.connect(db)
-        package.write_to_db(conn.cursor(), float(epoch), _ids(epoch))
+        package.write_to_db(conn.cursor(), float(p["epoch"]), _ids(p["epoch"]))
         conn.commit()
         conn.execute("VACUUM")  # the same pages in the same order, whatever sqlite freed on the way
         conn.close()
@@ -229,7 +265,7 @@ def anki_deck(expand_values: Callable[[str, str], str], roots: dict[str, str], e
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
         for name, data in (("collection.anki2", collection), ("media", b"{}")):
-            info = zipfile.ZipInfo(name, date_time=_FIXED_ZIP_DATE)
+            info = zipfile.ZipInfo(name, date_time=_FIXED_ZIP_DATE)  # not the clock: the same bytes every build
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             z.writestr(info, data)
     return buf.getvalue()
