@@ -87,7 +87,8 @@ nrWidgets.register("practice", function (w, ctx) {
     if (g === "again") queue.push(id);
     pos += 1;
     showDrill();
-    say(g === "again" ? L.statusAgain : fill(L.statusGraded, { grade: L[g], days: days }), true);
+    say(g === "again" ? L.statusAgain : fill(days === 1 && L.statusGradedOne ? L.statusGradedOne : L.statusGraded,
+                                             { grade: L[g], days: days }));
   }
 
   // ------------------------------------------------------------ the view
@@ -110,10 +111,9 @@ nrWidgets.register("practice", function (w, ctx) {
   var mode = "drill", queue = [], pos = 0, revealed = false, updates = 0;
   var mock = null;
 
-  function say(text, quiet) {
+  function say(text) {  // the one live sentence of a change
     status.textContent = text;
     w.setAttribute("data-nr-updates", String(++updates));
-    if (!quiet) return;
   }
   function part(id, cls) {
     var n = cards[id].node.querySelector(cls);
