@@ -124,14 +124,14 @@ def render_markdown(lang: str, docs_dir: str | Path, titles: dict[str, str] | No
             ev = L["sep"].join(f"[{_link_label(*e.split('#', 1), docs, titles)}]({e})" for e in c.evidence)
             cl = L["sep"].join(f"[{claim_text[i]}](claims.md#claim-{i})" for i in c.claims)
             follow = "\n".join(
-                f'<div class="nr-card__follow" markdown>\n\n**{L["follow"]}{L["colon"]}**{_md(getattr(f.q, lang))}\n\n'
+                f'<div class="nr-card__follow" markdown>\n\n**{L["follow"]}**{L["colon"]}{_md(getattr(f.q, lang))}\n\n'
                 f'<div class="nr-card__follow-answer" markdown>\n\n{_md(getattr(f.a, lang))}\n\n</div>\n\n</div>'
                 for f in c.followups)
             out.append(
                 f'<details class="nr-card" id="card-{c.id}" data-nr-card="{c.id}" data-nr-topic="{c.topic}" markdown>\n'
                 f'<summary class="nr-card__q" markdown="span">{_md(getattr(c.question, lang))}</summary>\n\n'
-                f'<div class="nr-card__short" markdown>\n\n**{L["short"]}{L["colon"]}**{_md(getattr(c.short, lang))}\n\n</div>\n\n'
-                f'<div class="nr-card__deep" markdown>\n\n**{L["deep"]}{L["colon"]}**{_md(getattr(c.deep, lang))}\n\n</div>\n\n'
+                f'<div class="nr-card__short" markdown>\n\n**{L["short"]}**{L["colon"]}{_md(getattr(c.short, lang))}\n\n</div>\n\n'
+                f'<div class="nr-card__deep" markdown>\n\n**{L["deep"]}**{L["colon"]}{_md(getattr(c.deep, lang))}\n\n</div>\n\n'
                 f"{follow}\n\n"
                 f'<p class="nr-card__links" markdown="span">{L["evidence"]}{L["colon"]}{ev}'
                 + (f'<br>{L["claims"]}{L["colon"]}{cl}' if cl else "") + "</p>\n\n"

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from support import LANGS
+from support import LANGS, axe_violations, contrast
 
 SEL = '[data-nr-widget="practice"]'
 DAY_MS = 86_400_000
@@ -259,3 +259,36 @@ def test_static_cards_without_javascript(browser, served, cards):
             assert page.locator("details.nr-card .nr-card__deep").first.is_visible()
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_drill_is_accessible_and_legible_in_light_and_dark(drill, clean_tab, lang, scheme):
+    """axe-core finds nothing serious in the revealed card, and its text stands out from the background."""
+    page, open_at = drill
+    clean_tab.set_scheme(scheme)
+    try:
+        page = open_at(lang, 0)
+        clean_tab.scheme_is(scheme)
+        page.locator(f"{SEL} .nr-practice__card").focus()
+        _press(page, "Space")
+        assert not axe_violations(page, context=SEL)
+        got = contrast(page, SEL)
+        assert got["n"] >= 3 and got["worst"][0][0] >= 4.5, got["worst"][:3]
+    finally:
+        clean_tab.set_scheme("default")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_drill_mounts_after_instant_navigation(drill, clean_tab, served, lang):
+    page, open_at = drill
+    open_at(lang, 0)
+    clean_tab.goto(served.url(lang))
+    clean_tab.mark()
+    clean_tab.instant(served.url(lang, "practice/"))
+    assert clean_tab.marked(), "instant navigation did not happen"
+    page.wait_for_selector(f"{SEL} .nr-practice__card")
+    assert page.locator(f"{SEL} .nr-widget__title").count() == 1
+    page.locator(f"{SEL} .nr-practice__card").focus()
+    assert _press(page, "Space") == _label(page, "status-revealed")
+    assert not clean_tab.errors, clean_tab.errors
