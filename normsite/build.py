@@ -97,6 +97,7 @@ class Site:
         self.executed: dict[str, str] = {}  # {notebook page's docs path: its executed .ipynb} (generated())
         self.manifest: dict | None = None  # the prepare pass's (generated()); None: pages expand in this process
         self.prepare_log = ""
+        self.roots: dict | None = None  # configure(): {lang: root URL}
         self.nb_counts = (0, 0)  # (executed, from cache) by the prepare pass: both languages' notebooks
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
@@ -110,6 +111,7 @@ class Site:
         ``self.scope`` the preference scope both builds share (release.preference_scope)."""
         site_url, i18n = release.site_urls(self.lang, site_url)
         self.scope = release.preference_scope(i18n["roots"])
+        self.roots = i18n["roots"]  # the practice page's Anki deck (made by the prepare pass) links there
         self.repository = self.takehome.configure(i18n["roots"]["zh"], repo_url, repo_branch)
         return site_url, i18n
 
@@ -167,7 +169,7 @@ class Site:
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
-        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh")
+        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh", roots=self.roots)
         self.prepare_log = self.manifest["log"]
         mine = self.manifest["langs"][self.lang]
         if self.manifest["ran"]:

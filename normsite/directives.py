@@ -49,7 +49,7 @@ DIRECTIVE = re.compile(r"\[\[(figure|snippet-code|snippet|value|table|data):\s*(
 
 # The directives prepare expands, by kind: does it take a NAME? One regex finds them all.
 KINDS = {"figure": True, "snippet": True, "snippet-code": True, "value": True, "table": True, "data": True,
-         "ledger": False, "quiz": False}
+         "ledger": False, "quiz": False, "practice": False}
 PREPARED = re.compile(r"\[\[(?P<kind>" + "|".join(sorted(KINDS, key=len, reverse=True))
                       + r")(?::\s*(?P<name>[^\]\s]+))?\s*\]\]")
 
@@ -168,6 +168,8 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
                         else "takes a name" if KINDS[kind] else "takes no name"))
     if kind == "ledger":
         return _ledger(lang, src_uri, docs_dirs, root)
+    if kind == "practice":
+        return _practice(lang, src_uri, docs_dirs, generated)
     if kind == "quiz":
         from . import quiz
 
@@ -195,6 +197,41 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
         return _cached("value", name, (lang,), (values.__name__,), lambda: values.get(name, lang))
     except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
         raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
+
+
+def page_titles(docs_dir: str | Path) -> dict[str, str]:
+    """{page: its H1} of a language's pages (the practice page's evidence labels; the nav's titles are
+    the MkDocs process's, and the pages' H1s are what the nav shows)."""
+    out = {}
+    for md in sorted(Path(docs_dir).rglob("*.md")):
+        m = re.search(r"^# (.+?)(?:\s*\{[^}]*\})?\s*$", md.read_text(encoding="utf-8"), re.M)
+        if m:
+            out[md.relative_to(docs_dir).as_posix()] = m.group(1).strip()
+    return out
+
+
+def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) -> str:
+    """The card bank (normsite.practice), checked (its evidence anchors, claims and values) and with its
+    [[value: …]] expanded; cached by the cards, the pages and normref.values' code."""
+    from normref.data import cards
+
+    from . import practice
+
+    if docs_dirs is None:
+        raise SiteError(f"{src_uri}: [[practice]] needs the docs folders")
+    here = Path(docs_dirs[lang])
+    pages = sorted(here.rglob("*.md"))
+    inputs = stepcache.digest(cards.DATA.read_bytes(), ledger_bytes(),
+                              *(str(p) + "\0" + p.read_text(encoding="utf-8") for p in pages))
+    return _cached("practice", "practice", (lang, inputs, generated), ("normref.values", "normsite.practice"),
+                   lambda: expand(practice.expand(practice.DIRECTIVE, lang, here, page_titles(here)), lang, src_uri,
+                                  generated=generated))
+
+
+def ledger_bytes() -> bytes:
+    from . import ledger
+
+    return ledger.DATA.read_bytes()
 
 
 def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) -> str:

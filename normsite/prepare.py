@@ -52,13 +52,15 @@ def heavy_modules() -> list[str]:
     return [m for m in HEAVY if m in sys.modules]
 
 
-def fingerprint(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT) -> str:
+def fingerprint(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT,
+                roots: Mapping[str, str] | None = None) -> str:
     """SHA-256 of everything a manifest depends on: the pages (each language's docs folder), the code and
     data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
     and whether figures are drawn. Equal fingerprints: the manifest can be reused as is."""
     h = hashlib.sha256()
     h.update(f"{sorted((k, str(Path(v).resolve())) for k, v in dirs.items())}\0{generated}\0"
-             f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.executable}\0".encode())
+             f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.executable}\0"
+             f"{sorted((roots or {}).items())}\0".encode())
     folders = [(Path(d), "*.md") for d in dirs.values()] + [(root / name, "*") for name in INPUTS]
     for folder, pattern in folders:
         for f in sorted(folder.rglob(pattern)):
@@ -78,8 +80,10 @@ def _page_uri(md: Path, docs: Path) -> str:
     return md.relative_to(docs).as_posix()
 
 
-def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT) -> dict:
-    """Compute every directive of the pages in ``dirs`` ({lang: docs folder}); the manifest (a dict)."""
+def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT,
+            roots: Mapping[str, str] | None = None) -> dict:
+    """Compute every directive of the pages in ``dirs`` ({lang: docs folder}); the manifest (a dict).
+    ``roots`` ({lang: the site's root URL}): where the practice page's Anki deck links each card's evidence."""
     from . import ahead, cjk, directives, nbexec
 
     t0 = time.perf_counter()
@@ -132,6 +136,10 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
                               "stats": {"fig_miss": drawn, "fig_hit": len(files) - drawn,
                                         "snip_miss": snip_run, "snip_hit": len(snips) - snip_run,
                                         "nb_miss": nb_run, "nb_hit": len(executed) - nb_run}}
+    deck = _anki_deck(dirs, generated, roots)
+    for lang, docs in dirs.items():
+        if deck is not None and (docs / deck[2]).is_file():  # beside the language's practice page
+            out["langs"][lang]["files"][deck[0]] = deck[1]
     counts = {"svg": [len(done.figures_drawn), done.figures_cached],
               "notebook": [len(done.notebooks_run), done.notebooks_cached],
               **{k: v for k, v in sorted(directives.COUNTS.items()) if k != "snippet"},
@@ -147,6 +155,28 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
     return out
 
 
+def _anki_deck(dirs: Mapping[str, Path], generated: bool, roots: Mapping[str, str] | None) -> tuple[str, str, str] | None:
+    """(its site path, its file, the practice page) of the practice page's bilingual Anki deck (normsite.practice), when a
+    language has the page; its card texts' [[value: …]] filled in. None when no language has it."""
+    from . import directives, practice, release
+
+    if not any((d / practice.PAGE).is_file() for d in dirs.values()):
+        return None
+    roots = dict(roots) if roots else release.site_urls("zh", None)[1]["roots"]
+    data = practice.anki_deck(lambda text, lang: directives.expand(text, lang, practice.PAGE, generated=generated), roots)
+    path = cache.cache_dir().resolve() / "prepare" / "files" / f"{hashlib.sha256(data).hexdigest()[:32]}.apkg"
+    if not path.is_file():
+        _write_bytes(path, data)
+    return practice.APKG, str(path), practice.PAGE
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
 def _write(path: Path, manifest: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
@@ -157,17 +187,19 @@ def _write(path: Path, manifest: dict) -> None:
 # ---------------------------------------------------------------- the build's side (the MkDocs process)
 
 
-def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True) -> dict:
+def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True,
+           roots: Mapping[str, str] | None = None) -> dict:
     """The manifest for ``dirs``: from a fresh ``python -m normsite.prepare`` process, or (``run`` False)
     the one already written for the same inputs when there is one. Its "log" is the line to print. A failed
     pass raises SiteError with the end of its output."""
-    path = manifest_path(fingerprint(dirs, generated))
+    path = manifest_path(fingerprint(dirs, generated, roots=roots))
     if not run and path.is_file():
         manifest = json.loads(path.read_text(encoding="utf-8"))
         return dict(manifest, ran=False, log=f"normref prepare: inputs unchanged, reused {path.name}")
     cmd = [sys.executable, "-m", "normsite.prepare", "--out", str(path)]
     cmd += [a for lang, d in dirs.items() for a in ("--docs", f"{lang}={Path(d).resolve()}")]
     cmd += [] if generated else ["--no-generated"]
+    cmd += ["--roots", json.dumps(dict(roots), sort_keys=True)] if roots else []
     env = dict(os.environ, NORMREF_CACHE=str(cache.cache_dir().resolve()),
                PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -183,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", action="append", metavar="LANG=DIR",
                     help="a language's docs folder (repeatable; default: docs/zh and docs/en)")
     ap.add_argument("--no-generated", action="store_true", help="draw no figures (a figure becomes its caption)")
+    ap.add_argument("--roots", help='the site\'s root URL per language, as JSON ({"zh": URL, "en": URL}; default: the default site_url\'s)')
     ap.add_argument("--out", help="where to write the manifest (default: the cache's prepare/<fingerprint>.json)")
     args = ap.parse_args(argv)
     dirs: dict[str, Path] = {}
@@ -192,9 +225,15 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--docs must be LANG=DIR with LANG one of {LANGS} and DIR a folder, got {item!r}")
         dirs[lang] = Path(d)
     generated = not args.no_generated
-    out = Path(args.out) if args.out else manifest_path(fingerprint(dirs, generated))
     try:
-        manifest = prepare(dirs, generated)
+        roots = json.loads(args.roots) if args.roots else None
+    except json.JSONDecodeError as e:
+        ap.error(f"--roots must be a JSON object of URLs per language: {e}")
+    if roots is not None and (not isinstance(roots, dict) or set(roots) != set(LANGS)):
+        ap.error(f"--roots must name each of {LANGS}, got {args.roots!r}")
+    out = Path(args.out) if args.out else manifest_path(fingerprint(dirs, generated, roots=roots))
+    try:
+        manifest = prepare(dirs, generated, roots=roots)
     except SiteError as e:
         print(f"prepare: {e}", file=sys.stderr)
         return 1

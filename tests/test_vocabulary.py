@@ -441,8 +441,8 @@ def test_the_home_page_says_which_pages_have_a_notebook(lang):
     index = (ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8")
     assert not notebook_problems(lang, index, has), notebook_problems(lang, index, has)
     # the sentence this replaced claimed a notebook for every content page
-    lie = index.replace("Where the norm goes, Interview and Claim ledger have none.", "").replace(
-        "“归一化放在哪”、面试和说法核查三页没有笔记本。", "")
+    lie = index.replace("Where the norm goes, Interview, Claim ledger and Practice have none.", "").replace(
+        "“归一化放在哪”、面试、说法核查和练习四页没有笔记本。", "")
     assert notebook_problems(lang, lie, has)
 
 
@@ -555,3 +555,24 @@ def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
                          {"k3-latentmoe.md": "精读 K3 §2.3.1：归一化 LatentMoE"})
     index = "## 阅读路径 { #reading-path }\n\n5. **[读懂 K3 §2.3.1](k3-latentmoe.md)**：归一化 LatentMoE。\n"
     assert not name_problems("zh", index, {"placement": nav_titles("zh")["placement.md"]})
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_practice_cards_use_one_vocabulary_and_voice(lang):
+    """The practice page's cards (normref/data/cards.yml) reach the page through [[practice]]: the glossary's
+    renderings, and in Chinese full-width quotes and bold, as on every page."""
+    from normref.data import cards
+
+    bank = cards.default()
+    problems = []
+    for c in bank.cards:
+        for t in c.texts(lang):
+            text = re.sub(r"\[\[[^\]]*\]\]|\$[^$]*\$|`[^`]*`", " ", t)
+            problems += [f"card {c.id}: {v!r} ({o})" for _, v, o in _hits(text, lang, f"{lang}/cards.yml")]
+            if lang == "zh" and ('"' in text or re.search(r"(?<![*\w\\])\*(?![*\s])[^*\n]+(?<![*\s])\*(?![*\w])", text)):
+                problems.append(f"card {c.id}: ASCII quote or italics: {text[:60]}")
+            if lang == "zh" and cjk_space(t):
+                problems.append(f"card {c.id}: {cjk_space(t)!r}")
+    for t in bank.topics:
+        problems += [f"topic {t.id}: {v!r} ({o})" for _, v, o in _hits(getattr(t.title, lang), lang, f"{lang}/cards.yml")]
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,216 @@
+"""The practice page's card bank, loaded from ``cards.yml`` and validated with pydantic.
+
+Each card is an interview question drawn from a page of the site (the interview
+page, the quiz, a page's exercises, the placement lab, the claim ledger): the
+question, a 30-second answer, a deep answer and one or two follow-ups (追问),
+each in both languages; the evidence links (``page.md#anchor``) and the ledger
+claims it rests on. A number in a card is written ``[[value: NAME]]`` and filled
+from normref.values by the site; a digit typed into a card's text is rejected
+unless it is a sourced fact (a year, a paper's number, a formula's constant:
+:data:`SOURCED`).
+
+A bad file raises :class:`CardError` naming every bad card and field (the build
+fails with it). The site layer (``normsite.practice``) renders the cards and
+checks what normref cannot see: that each evidence anchor exists on its page,
+each claim in the ledger, each value in normref.values.
+
+pydantic is imported when the file is loaded, not when this module is: the
+reader's wheel imports every dataset module and does not depend on pydantic.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from . import dataset
+from ..bilingual import LANGS
+
+__all__ = ["DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "CardError", "load", "parse", "typed_numbers", "values_used", "cards_index"]
+
+DATA = Path(__file__).with_name("cards.yml")
+_ID = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+_LINK = r"^[a-z0-9][a-z0-9-]*\.md#[A-Za-z0-9_-]+$"
+# The drill's Leitner schedule (the widget reads it from the "cards" dataset, the page from normref.values):
+# box k comes back INTERVALS[k - 1] days after a Good; at most NEW_PER_DAY unseen cards are introduced a day.
+INTERVALS = (1, 2, 4, 8, 16)
+NEW_PER_DAY = 10
+VALUE = re.compile(r"\[\[value:\s*([^\]\s]+)\s*\]\]")
+
+# Digits a card may type: sourced facts, not measurements. Years; the papers' numbers (Xiong et al.'s 8.45 and
+# about 34 BLEU, 4000 and 500 warmup steps; LLaMA's 2000; the RMSNorm paper's 7%–64%, 6.9% and 6.25%; DeepNet's
+# 1000 layers; ViT-22B's 8B, written 80 亿; OLMo 2's 7B and 13B, 70 亿 and 130 亿); layer and formula counts (layer 0 and 1, "one" and "two"; Mix-LN's
+# quarter; K3's equation numbers); the parameters an exercise gives (add 10, n_layer 24); the torch and
+# transformers versions; the 99th percentile's name.
+SOURCED = frozenset({
+    "0", "1", "2", "3", "4", "6", "8", "12", "8.45", "34", "4000", "500", "2000", "7%", "64%", "6.9%", "6.25%",
+    "1000", "80", "7", "13", "70", "130", "2.13", "5.24.0", "10", "24", "11", "9", "99", "2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024", "2026",
+})
+# What is not prose to the digit check: value directives, math, code, names that carry digits (SmolLM2-135M,
+# GPT-2, K3, L2, Qwen3.5-0.8B, §2.3.1, Q1), and links.
+_NOT_PROSE = re.compile(r"\[\[[^\]]*\]\]|\$\$.*?\$\$|\$[^$]*\$|`[^`]*`|\]\([^)]*\)|§[\d.]+|"
+                        r"(?<![\w])[A-Za-z][\w.-]*\d[\w.-]*", re.S)
+_NUMBER = re.compile(r"(?<![A-Za-z_\d])\d[\d.,]*%?")
+
+
+class CardError(ValueError):
+    """The card bank is invalid; the message names every bad card and field."""
+
+
+def typed_numbers(text: str) -> list[str]:
+    """The numbers typed into ``text`` that are not sourced facts (SOURCED): each should be a [[value: NAME]]."""
+    prose = _NOT_PROSE.sub(" ", text)
+    return [n for n in (m.rstrip(".,") for m in _NUMBER.findall(prose)) if n not in SOURCED]
+
+
+def values_used(text: str) -> list[str]:
+    return VALUE.findall(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _models():
+    from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+    class Text(BaseModel):
+        """One text in both languages; digits only through [[value: NAME]]."""
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        zh: str = Field(min_length=1)
+        en: str = Field(min_length=1)
+
+        @field_validator("zh", "en")
+        @classmethod
+        def _no_typed_numbers(cls, v: str) -> str:
+            v = v.strip()
+            if not v:
+                raise ValueError("must not be empty")
+            bad = typed_numbers(v)
+            if bad:
+                raise ValueError(f"typed number(s) {bad}: write [[value: NAME]] (normref.values), "
+                                 f"or add a sourced fact to normref.data.cards.SOURCED")
+            return v
+
+    class FollowUp(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        q: Text
+        a: Text
+
+    class Topic(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        id: str = Field(pattern=_ID)
+        title: Text
+
+    class Card(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        id: str = Field(pattern=_ID)
+        topic: str = Field(pattern=_ID)
+        source: str = Field(pattern=_LINK)  # the page section the card was drawn from
+        question: Text
+        short: Text  # the 30-second answer
+        deep: Text
+        followups: tuple[FollowUp, ...] = Field(min_length=1, max_length=2)
+        evidence: tuple[str, ...] = Field(min_length=1)
+        claims: tuple[str, ...] = ()
+
+        @field_validator("evidence")
+        @classmethod
+        def _links(cls, v):
+            for link in v:
+                if not re.match(_LINK, link):
+                    raise ValueError(f"evidence {link!r} must be a link 'page.md#anchor'")
+            return v
+
+        @field_validator("claims")
+        @classmethod
+        def _claim_ids(cls, v):
+            for cid in v:
+                if not re.match(_ID, cid):
+                    raise ValueError(f"claim id {cid!r} must be lowercase letters/digits joined by hyphens")
+            return v
+
+        def texts(self, lang: str) -> list[str]:
+            out = [getattr(getattr(self, f), lang) for f in ("question", "short", "deep")]
+            for f in self.followups:
+                out += [getattr(f.q, lang), getattr(f.a, lang)]
+            return out
+
+    class Bank(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        topics: tuple[Topic, ...] = Field(min_length=1)
+        cards: tuple[Card, ...] = Field(min_length=1)
+
+    return Text, FollowUp, Topic, Card, Bank
+
+
+def _where(raw, loc: tuple) -> str:
+    """'card ID, field a.b' for a pydantic error location ('cards', 3, 'question', 'zh')."""
+    if len(loc) >= 2 and loc[0] in ("cards", "topics") and isinstance(loc[1], int):
+        items = raw.get(loc[0]) if isinstance(raw, dict) else None
+        item = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
+        cid = item.get("id") if isinstance(item, dict) else None
+        who = f"{loc[0][:-1]} {cid!r}" if isinstance(cid, str) else f"{loc[0][:-1]} #{loc[1] + 1}"
+        field = ".".join(str(p) for p in loc[2:])
+        return f"{who}, field {field!r}" if field else who
+    return "field " + repr(".".join(str(p) for p in loc)) if loc else "the file"
+
+
+def parse(raw, source: str = "card data"):
+    """Validate already-parsed YAML and return the bank (topics, cards); CardError lists every problem."""
+    from pydantic import ValidationError
+
+    Bank = _models()[-1]
+    try:
+        bank = Bank.model_validate(raw)
+    except ValidationError as e:
+        lines = [f"{_where(raw, tuple(err['loc']))}: {err['msg']}" for err in e.errors()]
+        raise CardError(f"{source}: {len(lines)} problem(s):\n  " + "\n  ".join(lines)) from None
+    errors = []
+    topics = [t.id for t in bank.topics]
+    if len(set(topics)) != len(topics):
+        errors.append(f"topics: duplicate id(s) {sorted({t for t in topics if topics.count(t) > 1})}")
+    seen: set[str] = set()
+    for c in bank.cards:
+        if c.id in seen:
+            errors.append(f"card {c.id!r}: duplicate id")
+        seen.add(c.id)
+        if c.topic not in topics:
+            errors.append(f"card {c.id!r}, field 'topic': {c.topic!r} is not one of the topics {topics}")
+    unused = [t for t in topics if not any(c.topic == t for c in bank.cards)]
+    if unused:
+        errors.append(f"topics: {unused} have no card")
+    if errors:
+        raise CardError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
+    return bank
+
+
+def load(path: str | Path = DATA):
+    """Read and validate a card YAML file."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"card data not found: {path}")
+    with path.open(encoding="utf-8") as fh:
+        try:
+            raw = yaml.safe_load(fh)
+        except yaml.YAMLError as e:
+            raise CardError(f"{path}: not valid YAML: {e}") from e
+    return parse(raw, source=str(path))
+
+
+@functools.lru_cache(maxsize=1)
+def default():
+    return load(DATA)
+
+
+@dataset("cards")
+def cards_index(lang):
+    """What the drill widget schedules: the topics (id, title) and the cards (id, topic, follow-ups) in page
+    order. The cards' text is on the page itself (typeset math, filled values), where the widget reads it."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    bank = default()
+    return {"intervals": list(INTERVALS), "new_per_day": NEW_PER_DAY,
+            "topics": [{"id": t.id, "title": getattr(t.title, lang)} for t in bank.topics],
+            "cards": [{"id": c.id, "topic": c.topic, "followups": len(c.followups)}
+                      for t in bank.topics for c in bank.cards if c.topic == t.id]}
