@@ -1,15 +1,11 @@
-"""The layer-drop figure: SmolLM2's loss with each block dropped, beside the stream's growth (issue R, item 3).
-
-Not registered yet, for the same reason as :mod:`normref.figures.s_curve`: no page shows it. When the page
-exists, decorate :func:`layer_drop_figure` with ``@figure("layer_drop", fields=layer_drop_fields)`` and add the
-entry drafted in docs-notes/R-layer-drop-figure.yml to the end of figures.yml.
-"""
+"""The layer-drop figure: SmolLM2's loss with each block dropped, beside the stream's growth (issue R, item 3)."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import figure
 from ._style import PALETTES, colors, t
 from ..experiments.layer_drop import layer_drop
 
@@ -22,6 +18,7 @@ def layer_drop_fields() -> dict:
             "base": f"{d['base']:.2f}"}
 
 
+@figure("layer_drop", fields=layer_drop_fields)
 def layer_drop_figure(lang: str, theme: str):
     d = layer_drop()
     p, c = PALETTES[theme], colors(theme)

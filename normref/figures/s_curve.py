@@ -1,10 +1,4 @@
-"""The S-curve figure: SmolLM2's RMSNorm, element by element, with tanh fits (issue R, item 2).
-
-Not registered yet: a registered figure that no page shows fails tests/test_registry.py, and
-the page "Can we drop the norm?" does not exist yet. When it does, decorate :func:`s_curve_figure`
-with ``@figure("s_curve", fields=s_curve_fields)`` and add the entry drafted in
-docs-notes/R-s-curve-figure.yml to the end of figures.yml.
-"""
+"""The S-curve figure: SmolLM2's RMSNorm, element by element, with tanh fits (issue R, item 2)."""
 
 from __future__ import annotations
 
@@ -12,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm
 
+from . import figure
 from ._style import PALETTES, colors, t
 from ..experiments.s_curve import s_curve
 
@@ -41,6 +36,7 @@ def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
     ax.legend(fontsize=7, loc="upper left")
 
 
+@figure("s_curve", fields=s_curve_fields)
 def s_curve_figure(lang: str, theme: str):
     d = s_curve()
     p, c = PALETTES[theme], colors(theme)
