@@ -23,7 +23,7 @@ def layer_drop_figure(lang: str, theme: str):
     d = layer_drop()
     p, c = PALETTES[theme], colors(theme)
     layers = np.arange(1, d["n_layer"] + 1)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained")
+    fig, (a, b) = plt.subplots(2, 1, figsize=(6.4, 7.0), layout="constrained")  # stacked: legible at column width
     a.bar(layers, d["delta"], color=c[1], width=0.8)
     if min(d["delta"]) > 0:  # a block whose removal helps would have no place on a log axis
         a.set_yscale("log")

@@ -42,24 +42,26 @@ def s_curve_figure(lang: str, theme: str):
     p, c = PALETTES[theme], colors(theme)
     cmap = "viridis" if theme == "light" else "plasma"
     Ls = d["layers"]
-    fig, axes = plt.subplots(2, len(Ls), figsize=(3.2 * len(Ls) + 1, 6.6), squeeze=False, layout="constrained")
+    # One row per layer, every token on the left and position 0 left out on the right: narrow enough
+    # that the smallest text stays legible at the page's column width.
+    fig, axes = plt.subplots(len(Ls), 2, figsize=(6.4, 3.0 * len(Ls) + 1.2), squeeze=False, layout="constrained")
     rel = np.concatenate([np.asarray(L["rms"]) / np.median(L["rms"]) for L in Ls])
     norm = LogNorm(rel.min(), rel.max())
     for k, L in enumerate(Ls):
         x = np.asarray(L["x"], dtype=np.float64)
         rms = np.asarray(L["rms"])
         y = x / rms[:, None]
-        top, bottom = axes[0][k], axes[1][k]
-        _panel(top, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
-        top.set_title(t(lang, f"第 {L['layer']} 层，全部词元", f"layer {L['layer']}, every token"), fontsize=9)
-        _panel(bottom, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
-        bottom.set_title(t(lang, f"第 {L['layer']} 层，去掉位置 0", f"layer {L['layer']}, position 0 left out"),
-                         fontsize=9)
-        bottom.set_xlabel(t(lang, "归一化的输入 x_i", "norm input x_i"))
-    for row in axes:
-        row[0].set_ylabel(t(lang, "增益之前的输出 x_i / RMS(x)", "output before the gain, x_i / RMS(x)"))
+        left, right = axes[k][0], axes[k][1]
+        _panel(left, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
+        left.set_title(t(lang, f"第 {L['layer']} 层，全部词元", f"layer {L['layer']}, every token"), fontsize=9)
+        _panel(right, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
+        right.set_title(t(lang, f"第 {L['layer']} 层，去掉位置 0", f"layer {L['layer']}, position 0 left out"),
+                        fontsize=9)
+        left.set_ylabel(t(lang, "增益之前的输出 x_i / RMS(x)", "output before the gain, x_i / RMS(x)"))
+    for ax in axes[-1]:
+        ax.set_xlabel(t(lang, "归一化的输入 x_i", "norm input x_i"))
     sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
-    bar = fig.colorbar(sm, ax=axes, shrink=0.8)
+    bar = fig.colorbar(sm, ax=axes, orientation="horizontal", shrink=0.8, aspect=40)
     bar.set_label(t(lang, "该词元的 RMS(x) ÷ 本层各词元 RMS 的中位数（对数刻度）",
                     "the token's RMS(x) ÷ the layer's median RMS (log scale)"))
     return fig

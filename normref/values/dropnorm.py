@@ -84,13 +84,6 @@ def _deep() -> int:
     return max(int(k) for k in _rep()["at_init"]["stream_setting"]["depths"])
 
 
-def alpha_end(arm: str, lr: str, w: str) -> float:
-    """The learned α at the end, mean over the arm's norms and seeds (one setting)."""
-    rs = [r for r in _rep()["runs"] if (r["arm"], r["lr"], r["warmup"]) == (arm, _lr(lr), _w(w))
-          and not r["diverged_at"]]
-    return float(np.mean([np.mean(r["alpha_end"]) for r in rs]))
-
-
 # ------------------------------------------------------------------ equivalence, layer drop, S-curve
 
 
@@ -139,8 +132,6 @@ def _ld(k: str) -> str:
         "third_delta": fmt(float(delta[s["top3"][2] - 1]), 2),
         "n_small": str(s["n_small"]),
         "small_second_half": str(s["small_in_second_half"]),
-        "half": str(L - L // 2),
-        "median_delta": fmt(s["median_delta"], 2),
         "last_delta": fmt(float(delta[-1]), 2),
         "second_last_delta": fmt(float(delta[-2]), 2),
         "first_half_median": fmt(float(np.median(delta[:L // 2])), 2),
@@ -167,8 +158,9 @@ def sci(v: float) -> str:
     return f"{m}×10{str(int(e)).translate(sup)}"
 
 
-_FINALS = tuple((a, lr, w) for a in ("pre", "dyt0.5", "dyt1", "dyt2", "derf", "lns") for lr in ("lo", "hi")
-                for w in ("none", "warmup"))
+# What the page quotes one by one (the table has every arm and setting): (arm, learning rate, warmup).
+_FINALS = (("pre", "lo", "none"), ("pre", "hi", "none"), ("pre", "hi", "warmup"), ("dyt0.5", "lo", "none"),
+           ("dyt0.5", "hi", "warmup"), ("derf", "lo", "none"), ("lns", "lo", "none"), ("lns", "hi", "warmup"))
 
 register({
     "dropnorm.machine": machine_text,
@@ -176,15 +168,16 @@ register({
     "dropnorm.runs": lambda: str(len(_rep()["runs"])),
     "dropnorm.arms": lambda: str(len(_rep()["arms"])),
     "dropnorm.equiv_diff": lambda: sci(equivalence_diff()),
-    **{f"dropnorm.best.{key(a)}": (lambda a=a: fmt(best(a), 2)) for a in ("pre", "dyt0.5", "dyt1", "dyt2", "derf", "lns")},
-    **{f"dropnorm.stalled.{key(a)}": (lambda a=a: str(totals(a)[1])) for a in ("dyt0.5", "dyt1", "dyt2", "derf", "lns")},
-    **{f"dropnorm.grad_ratio.{key(a)}": (lambda a=a: fmt(init(a)["first_over_last"], 2)) for a in ("pre", "lns", "dyt1")},
-    **{f"dropnorm.growth.{key(a)}": (lambda a=a: fmt(init(a)["growth"][_deep()], 2)) for a in ("pre", "lns", "dyt1")},
+    **{f"dropnorm.best.{key(a)}": (lambda a=a: fmt(best(a), 2)) for a in ("pre", "dyt0.5", "derf")},
+    **{f"dropnorm.final.{key(a)}.{x}.{y}": (lambda lang, a=a, x=x, y=y: _final_text(final(a, x, y), lang))
+       for a, x, y in _FINALS},
+    **{f"dropnorm.grad_ratio.{key(a)}": (lambda a=a: fmt(init(a)["first_over_last"], 2)) for a in ("pre", "lns")},
+    **{f"dropnorm.growth.{key(a)}": (lambda a=a: fmt(init(a)["growth"][_deep()], 2)) for a in ("pre", "lns")},
     "dropnorm.deep": lambda: str(_deep()),
     **{f"layer_drop.{k}": (lambda k=k: _ld(k)) for k in (
         "n_layer", "base", "max_delta", "max_layer", "second_layer", "second_delta", "third_layer", "third_delta",
-        "n_small", "small_second_half", "small_first_half", "half", "median_delta", "last_delta",
-        "second_last_delta", "first_half_median", "second_half_median", "stream_growth")},
+        "n_small", "small_second_half", "small_first_half", "last_delta", "second_last_delta",
+        "first_half_median", "second_half_median", "stream_growth")},
     **{f"s_curve.pos0.{n}": (lambda n=n: _s_curve("pos0", n)) for n in (15, 30)},
 })
 
