@@ -1,4 +1,4 @@
-"""Command line: ``python -m normref {figures,activations,bench,placement,cache} ...``."""
+"""Command line: ``python -m normref {figures,activations,bench,placement,dropnorm,cache} ...``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ COMMANDS = {
     "bench": ("normref.bench", "time RMSNorm against LayerNorm on this machine"),
     "placement": ("normref.experiments.placement",
                   "train the placement lab's small language models on this machine (minutes), as JSON"),
+    "dropnorm": ("normref.experiments.dropnorm",
+                 "train the placement lab's Pre-LN with DyT, Derf or LayerNorm Scaling on this machine (minutes), "
+                 "as JSON"),
     "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
                                    "take; --clear empties it"),
 }
@@ -25,7 +28,7 @@ COMMANDS = {
 # The extra of pyproject.toml each command needs, and the modules that extra installs
 # (tests/test_cli.py checks these against pyproject.toml). Checked before the command's
 # module is imported, so a missing one is one line naming the pip line, even for --help.
-NEEDS = {"figures": "figures", "activations": "models", "bench": "torch", "placement": "torch"}
+NEEDS = {"figures": "figures", "activations": "models", "bench": "torch", "placement": "torch", "dropnorm": "torch"}
 EXTRAS = {
     "torch": ("torch",),
     "models": ("torch", "gguf", "tokenizers", "safetensors"),

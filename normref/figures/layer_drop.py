@@ -1,16 +1,11 @@
-"""The layer-drop figure: SmolLM2's loss with each block dropped, beside the stream's growth (issue R, item 3).
-
-Not registered yet, for the same reason as :mod:`normref.figures.s_curve`: no page shows it. When the page
-exists, decorate :func:`layer_drop_figure` with ``@figure("layer_drop", fields=layer_drop_fields)`` and add the
-entry drafted in docs-notes/R-layer-drop-figure.yml to the end of figures.yml.
-"""
+"""The layer-drop figure: SmolLM2's loss with each block dropped, beside the stream's growth (issue R, item 3)."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import labels
+from . import figure, labels
 from ._style import PALETTES, colors
 from ..experiments.layer_drop import layer_drop
 
@@ -25,11 +20,12 @@ def layer_drop_fields() -> dict:
             "base": f"{d['base']:.2f}"}
 
 
+@figure("layer_drop", fields=layer_drop_fields)
 def layer_drop_figure(lang: str, theme: str):
     d = layer_drop()
     p, c = PALETTES[theme], colors(theme)
     layers = np.arange(1, d["n_layer"] + 1)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9), layout="constrained")
+    fig, (a, b) = plt.subplots(2, 1, figsize=(6.4, 7.0), layout="constrained")  # stacked: legible at column width
     a.bar(layers, d["delta"], color=c[1], width=0.8)
     if min(d["delta"]) > 0:  # a block whose removal helps would have no place on a log axis
         a.set_yscale("log")

@@ -1,10 +1,4 @@
-"""The S-curve figure: SmolLM2's RMSNorm, element by element, with tanh fits (issue R, item 2).
-
-Not registered yet: a registered figure that no page shows fails tests/test_registry.py, and
-the page "Can we drop the norm?" does not exist yet. When it does, decorate :func:`s_curve_figure`
-with ``@figure("s_curve", fields=s_curve_fields)`` and add the entry drafted in
-docs-notes/R-s-curve-figure.yml to the end of figures.yml.
-"""
+"""The S-curve figure: SmolLM2's RMSNorm, element by element, with tanh fits (issue R, item 2)."""
 
 from __future__ import annotations
 
@@ -12,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from . import labels
+from . import figure, labels
 from ._style import PALETTES, colors
 from ..experiments.s_curve import s_curve
 
@@ -44,28 +38,31 @@ def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
     ax.legend(fontsize=7, loc="upper left")
 
 
+@figure("s_curve", fields=s_curve_fields)
 def s_curve_figure(lang: str, theme: str):
     d = s_curve()
     p, c = PALETTES[theme], colors(theme)
     cmap = "viridis" if theme == "light" else "plasma"
     Ls = d["layers"]
-    fig, axes = plt.subplots(2, len(Ls), figsize=(3.2 * len(Ls) + 1, 6.6), squeeze=False, layout="constrained")
+    # One row per layer, every token on the left and position 0 left out on the right: narrow enough
+    # that the smallest text stays legible at the page's column width.
+    fig, axes = plt.subplots(len(Ls), 2, figsize=(6.4, 3.0 * len(Ls) + 1.2), squeeze=False, layout="constrained")
     rel = np.concatenate([np.asarray(L["rms"]) / np.median(L["rms"]) for L in Ls])
     norm = LogNorm(rel.min(), rel.max())
     for k, L in enumerate(Ls):
         x = np.asarray(L["x"], dtype=np.float64)
         rms = np.asarray(L["rms"])
         y = x / rms[:, None]
-        top, bottom = axes[0][k], axes[1][k]
-        _panel(top, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
-        top.set_title(t(lang, "layer {{layer}}, every token", layer=L['layer']), fontsize=9)
-        _panel(bottom, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
-        bottom.set_title(t(lang, "layer {{layer}}, position 0 left out", layer=L['layer']),
-                         fontsize=9)
-        bottom.set_xlabel(t(lang, "norm input x_i"))
-    for row in axes:
-        row[0].set_ylabel(t(lang, "output before the gain, x_i / RMS(x)"))
+        left, right = axes[k][0], axes[k][1]
+        _panel(left, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
+        left.set_title(t(lang, "layer {{layer}}, every token", layer=L['layer']), fontsize=9)
+        _panel(right, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
+        right.set_title(t(lang, "layer {{layer}}, position 0 left out", layer=L['layer']),
+                        fontsize=9)
+        left.set_ylabel(t(lang, "output before the gain, x_i / RMS(x)"))
+    for ax in axes[-1]:
+        ax.set_xlabel(t(lang, "norm input x_i"))
     sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
-    bar = fig.colorbar(sm, ax=axes, shrink=0.8)
+    bar = fig.colorbar(sm, ax=axes, orientation="horizontal", shrink=0.8, aspect=40)
     bar.set_label(t(lang, "the token's RMS(x) ÷ the layer's median RMS (log scale)"))
     return fig

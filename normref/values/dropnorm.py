@@ -1,0 +1,212 @@
+"""Values and the lab table of the page "Can we drop the norm?" (drop-norm.md).
+
+Three sources, as the page says: the lab's training numbers come from the
+committed runs (normref/results/dropnorm-cpu.json, and placement-cpu.json for
+the Pre-LN baseline), never from a run at build time; the layer-drop and
+S-curve numbers are measured on SmolLM2's weights at build time and cached;
+the equivalence is computed on a random model at build time (float64, cheap).
+Arm names use "_" for ".": ``dropnorm.final.dyt0_5.lo.none``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import Column, Table, fmt, register, register_tables
+
+
+def key(arm: str) -> str:
+    return arm.replace(".", "_")
+
+
+def _rep():
+    from ..results.dropnorm import dropnorm_cpu
+
+    return dropnorm_cpu()
+
+
+def _summ():
+    from ..results.dropnorm import summary
+
+    return summary()
+
+
+def _lab():
+    from ..experiments import dropnorm
+
+    return dropnorm
+
+
+def _lr(which: str) -> float:
+    lrs = sorted(_rep()["setting"]["lrs"])
+    return {"lo": lrs[0], "hi": lrs[-1]}[which]
+
+
+def _w(which: str) -> int:
+    return {"none": 0, "warmup": _rep()["setting"]["warmup"]}[which]
+
+
+def machine_text(lang: str) -> str:
+    m = _rep()["machine"]
+    if lang == "zh":
+        return f"{m['cpu_model']}（{m['cpu_cores']} 核），Python {m['python']}，torch {m['torch']}，{m['date'][:10]}"
+    return f"{m['cpu_model']} ({m['cpu_cores']} cores), Python {m['python']}, torch {m['torch']}, {m['date'][:10]}"
+
+
+def final(arm: str, lr: str, w: str) -> dict:
+    return _summ()[(arm, _lr(lr), _w(w))]
+
+
+def _final_text(e: dict, lang: str) -> str:
+    if not math.isfinite(e["final"]):
+        return "发散" if lang == "zh" else "diverged"
+    return fmt(e["final"], 2)
+
+
+def best(arm: str) -> float:
+    """The arm's best setting: the lowest mean held-out loss over the four (learning rate, warmup) settings."""
+    return min(final(arm, a, b)["final"] for a in ("lo", "hi") for b in ("none", "warmup"))
+
+
+def totals(arm: str) -> tuple[int, int]:
+    """(diverged, stalled) runs of the arm over all its settings and seeds."""
+    es = [final(arm, a, b) for a in ("lo", "hi") for b in ("none", "warmup")]
+    return sum(e["diverged"] for e in es), sum(e["stalled"] for e in es)
+
+
+def init(arm: str) -> dict:
+    return _lab().init_profile(_rep(), arm)
+
+
+def _deep() -> int:
+    return max(int(k) for k in _rep()["at_init"]["stream_setting"]["depths"])
+
+
+# ------------------------------------------------------------------ equivalence, layer drop, S-curve
+
+
+def equivalence_diff() -> float:
+    """The largest |logit difference| between a random Pre-LN TinyTransformer (the lab's size, float64) and
+    its Pre-RMSNorm conversion (normref.equivalence)."""
+    import torch
+
+    from .. import equivalence as eq
+    from ..blocks import TinyConfig, TinyTransformer
+
+    s = _rep()["setting"]
+    torch.manual_seed(0)
+    m = TinyTransformer(TinyConfig(placement="pre", n_layer=s["n_layer"], d_model=s["d_model"], n_head=s["n_head"],
+                                   vocab_size=_rep()["corpus"]["vocab"], block_size=s["block_size"]))
+    with torch.no_grad():  # random gains and biases, so the fold has something to fold
+        for n, p in m.named_parameters():
+            if "ln" in n:
+                p.add_(0.3 * torch.randn_like(p))
+    sd = eq.from_torch(m)
+    idx = np.random.default_rng(0).integers(0, _rep()["corpus"]["vocab"], (4, s["block_size"]))
+    return float(np.abs(eq.forward(sd, idx) - eq.forward(eq.to_pre_rmsnorm(sd), idx, norm="rmsnorm")).max())
+
+
+def _layer_drop():
+    from ..experiments.layer_drop import layer_drop, summary
+
+    d = layer_drop()
+    return d, summary(d)
+
+
+def _ld(k: str) -> str:
+    d, s = _layer_drop()
+    delta = np.asarray(d["delta"])
+    L = d["n_layer"]
+    half = delta[L // 2:]
+    stream = np.asarray(d["stream_l2"])
+    out = {
+        "n_layer": str(L),
+        "base": fmt(s["base"], 2),
+        "max_delta": fmt(s["max_delta"], 2),
+        "max_layer": str(s["max_layer"]),
+        "second_layer": str(s["top3"][1]),
+        "second_delta": fmt(float(delta[s["top3"][1] - 1]), 2),
+        "third_layer": str(s["top3"][2]),
+        "third_delta": fmt(float(delta[s["top3"][2] - 1]), 2),
+        "n_small": str(s["n_small"]),
+        "small_second_half": str(s["small_in_second_half"]),
+        "last_delta": fmt(float(delta[-1]), 2),
+        "second_last_delta": fmt(float(delta[-2]), 2),
+        "first_half_median": fmt(float(np.median(delta[:L // 2])), 2),
+        "second_half_median": fmt(float(np.median(half)), 2),
+        "small_first_half": str(int((delta[:L // 2] < 0.1 * delta.max()).sum())),
+        "stream_growth": fmt(float(stream[-1] / stream[1]), 0),
+    }
+    return out[k]
+
+
+def _s_curve(k: str, layer: int) -> str:
+    from ..experiments.s_curve import s_curve
+
+    L = next(x for x in s_curve()["layers"] if x["layer"] == layer)
+    if k == "pos0":
+        return fmt(L["pos0_rms_over_median"], 0)
+    raise KeyError(k)
+
+
+def sci(v: float) -> str:
+    """A small positive number as one significant digit times a power of ten: 2×10⁻¹⁵."""
+    m, e = f"{v:.0e}".split("e")
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"{m}×10{str(int(e)).translate(sup)}"
+
+
+# What the page quotes one by one (the table has every arm and setting): (arm, learning rate, warmup).
+_FINALS = (("pre", "lo", "none"), ("pre", "hi", "none"), ("pre", "hi", "warmup"), ("dyt0.5", "lo", "none"),
+           ("dyt0.5", "hi", "warmup"), ("derf", "lo", "none"), ("lns", "lo", "none"), ("lns", "hi", "warmup"))
+
+register({
+    "dropnorm.machine": machine_text,
+    "dropnorm.minutes": lambda: f"{_rep()['seconds'] / 60:.0f}",
+    "dropnorm.runs": lambda: str(len(_rep()["runs"])),
+    "dropnorm.arms": lambda: str(len(_rep()["arms"])),
+    "dropnorm.equiv_diff": lambda: sci(equivalence_diff()),
+    **{f"dropnorm.best.{key(a)}": (lambda a=a: fmt(best(a), 2)) for a in ("pre", "dyt0.5", "derf")},
+    **{f"dropnorm.final.{key(a)}.{x}.{y}": (lambda lang, a=a, x=x, y=y: _final_text(final(a, x, y), lang))
+       for a, x, y in _FINALS},
+    **{f"dropnorm.grad_ratio.{key(a)}": (lambda a=a: fmt(init(a)["first_over_last"], 2)) for a in ("pre", "lns")},
+    **{f"dropnorm.growth.{key(a)}": (lambda a=a: fmt(init(a)["growth"][_deep()], 2)) for a in ("pre", "lns")},
+    "dropnorm.deep": lambda: str(_deep()),
+    **{f"layer_drop.{k}": (lambda k=k: _ld(k)) for k in (
+        "n_layer", "base", "max_delta", "max_layer", "second_layer", "second_delta", "third_layer", "third_delta",
+        "n_small", "small_second_half", "small_first_half", "last_delta", "second_last_delta",
+        "first_half_median", "second_half_median", "stream_growth")},
+    **{f"s_curve.pos0.{n}": (lambda n=n: _s_curve("pos0", n)) for n in (15, 30)},
+})
+
+
+def _by_arm(lang: str) -> Table:
+    """One row per arm: at init, the FFN gradient's layer 1 ÷ last and the stream's growth at the deeper
+    stack; the final held-out loss at each learning rate with and without warmup; diverged / stalled runs."""
+    lab = _lab()
+    lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
+    n = 4 * len(_rep()["setting"]["seeds"])
+    deep = _deep()
+    if lang == "zh":
+        labels = ("接法", "初始化时梯度比（第 1 层 ÷ 末层）", f"初始化时 {deep} 层残差流增长",
+                  f"学习率 {lo}，不预热", f"学习率 {lo}，预热", f"学习率 {hi}，不预热", f"学习率 {hi}，预热",
+                  f"发散 / 停滞（共 {n} 次）")
+    else:
+        labels = ("layout", "gradient ratio at init (layer 1 ÷ last)", f"stream growth at init, {deep} layers",
+                  f"lr {lo}, no warmup", f"lr {lo}, warmup", f"lr {hi}, no warmup", f"lr {hi}, warmup",
+                  f"diverged / stalled (of {n} runs)")
+    i = 0 if lang == "zh" else 1
+    rows = []
+    for a in lab.ARMS:
+        p = init(a)
+        cells = [lab.ARM_NAMES[a][i], fmt(p["first_over_last"], 2), fmt(p["growth"][deep], 2) + "×"]
+        cells += [_final_text(final(a, x, y), lang) for x in ("lo", "hi") for y in ("none", "warmup")]
+        dv, st = totals(a)
+        cells.append(f"{dv} / {st}")
+        rows.append(tuple(cells))
+    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), tuple(rows))
+
+
+register_tables({"dropnorm.by_arm": _by_arm})
