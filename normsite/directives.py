@@ -142,4 +142,9 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
         except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
             raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
 
-    return DIRECTIVE.sub(one, markdown)
+    def indented(m):  # a directive alone on an indented line (in a list or an admonition): keep its block there
+        out = one(m)
+        prefix = markdown[markdown.rfind("\n", 0, m.start()) + 1:m.start()]
+        return out.replace("\n", "\n" + prefix) if prefix and not prefix.strip() else out
+
+    return DIRECTIVE.sub(indented, markdown)
