@@ -250,7 +250,7 @@ def _solutions_html(site, lang: str, page: str) -> list:
         if el.name != "details":
             inside = el.get("id") in EXERCISE_IDS if el.name in ("h2", "h1") or not inside else inside
             continue
-        if inside and el.find_parent("details") is None:
+        if inside and el.find_parent("details") is None and el.find_parent("aside") is None:  # not the citation
             out.append(el)
     return out
 
