@@ -145,7 +145,7 @@ def block(lang: str, title: str, trail: list[str], url: str, key: str, prov: Pro
     return (f'<aside class="admonition quote nr-cite" id="{CITE_ID}" aria-label="{e(w["heading"])}" '
             f'data-nr-commit="{e(prov.commit or "")}" data-nr-tree="{state}" data-nr-date="{e(prov.date or "")}">\n'
             f'<p class="admonition-title">{e(w["heading"])}</p>\n<dl>\n{body}\n</dl>\n'
-            f'<details class="nr-cite__bibtex"><summary>{e(w["bibtex"])}</summary>\n'
+            f'<details class="quote nr-cite__bibtex"><summary>{e(w["bibtex"])}</summary>\n'
             f'<pre><code class="language-bibtex">{e(bib)}</code></pre>\n</details>\n</aside>')
 
 
