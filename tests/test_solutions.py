@@ -99,6 +99,14 @@ def test_every_exercise_has_a_collapsible_solution(lang):
                     f"{where}: {len(e['asked'])} questions asked, answers numbered {answered}"
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_solution_links_to_its_evidence(lang):
+    """A reasoned answer points at what backs it: a section of this site (page#anchor or #anchor)."""
+    missing = [f"{page}.md: {e['title']!r}" for page, blocks in pages_with_exercises(lang).items() for e in blocks
+               if not re.search(r"\]\((?:[\w-]+\.md)?#[\w-]+\)", e["body"])]
+    assert not missing, f"{lang}: solutions without a link to their evidence:\n" + "\n".join(missing)
+
+
 def test_the_parser_sees_a_missing_solution():
     """The check above fails on a page whose exercise has no solution body, or skips one of several."""
     page = ('## Exercises { #exercises }\n\n??? question "1. Why?"\n\n## Next { #next }\n\n'
