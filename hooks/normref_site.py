@@ -93,7 +93,9 @@ def on_page_context(context, page, config, nav):
 
 @_fail_build
 def on_post_page(output, page, config):
-    return _state["site"].post_page(output, page.file.src_uri)
+    output = _state["site"].post_page(output, page.file.src_uri)
+    return _state["site"].cite(output, page.file.src_uri, page.title, [a.title for a in reversed(page.ancestors)],
+                               page.canonical_url or page.abs_url, page.url, config.site_name)
 
 
 @_fail_build

@@ -14,6 +14,7 @@ counts it reports) and has one method per step the hooks call:
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked, figures made
                       zoomable, glossary headings given every name (search); notebook pages with
                       the wheel's address and heading ids that match their contents
+    cite           -> the "cite this page" block at the end of each page (normsite.cite)
     post_page      -> notebook pages scrubbed, inline CSS trimmed; the print page gets every
                       chapter of the nav (normsite.printed: each page's HTML is kept from
                       page_html, and every page has its HTML before any reaches post_page)
@@ -48,7 +49,7 @@ from normref import cache
 from normref import glossary as gl
 
 from . import LANGS, SiteError, ahead, assets, cjk, directives, mathtex, notebooks, prepare, printed
-from . import reading, release, searchcache, stepcache
+from . import cite, reading, release, searchcache, stepcache
 from . import glossary as site_glossary
 from .takehome import TakeHome
 
@@ -99,6 +100,7 @@ class Site:
         self.prepare_log = ""
         self.roots: dict | None = None  # configure(): {lang: root URL}
         self.nb_counts = (0, 0)  # (executed, from cache) by the prepare pass: both languages' notebooks
+        self.provenance: cite.Provenance | None = None  # what the site is built from (cite())
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
         stepcache.STATS.clear()
@@ -302,6 +304,23 @@ class Site:
         if src_uri == printed.PRINT_PAGE:
             output = self._print_page(output)
         return output
+
+    def cite(self, output: str, src_uri: str, nav_title: str, groups: list[str], url: str, page_url: str,
+             site_name: str) -> str:
+        """The page's "cite this page" block (normsite.cite) at the end of its content. ``groups``: the nav
+        sections above the page, outermost first; ``url``: its address; ``page_url``: its path in this build.
+        Not on the print edition: it is every other page at once, and stamps its own date."""
+        if src_uri == printed.PRINT_PAGE:
+            return output
+        if self.provenance is None:  # once per build: git is asked once, not per page
+            self.provenance = cite.provenance(ROOT)
+        title = cite.page_title(output, nav_title)
+        html_block = cite.block(self.lang, title, [site_name, *groups, nav_title], url,
+                                cite.key_for(self.lang, page_url), self.provenance)
+        try:
+            return cite.insert(output, html_block)
+        except ValueError as e:
+            raise SiteError(f"{src_uri}: {e}") from e
 
     def _print_page(self, output: str) -> str:
         """The print edition: the nav's pages in reading order, from their kept HTML; then its CJK

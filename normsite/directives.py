@@ -151,7 +151,14 @@ def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,
     def one(m):
         return expand_one(m.group(1), m.group(2), lang, src_uri, generated=generated, on_snippet=on_snippet)
 
-    return DIRECTIVE.sub(one, markdown)
+    return DIRECTIVE.sub(lambda m: _indented(markdown, m, one(m)), markdown)
+
+
+def _indented(markdown: str, m: re.Match, out: str) -> str:
+    """A directive alone on an indented line (in a list or an admonition, e.g. a worked solution's
+    ``??? success`` block): its expansion's further lines get the same indentation, to stay in that block."""
+    prefix = markdown[markdown.rfind("\n", 0, m.start()) + 1:m.start()]
+    return out.replace("\n", "\n" + prefix) if prefix and not prefix.strip() else out
 
 
 def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generated: bool = True,
@@ -270,6 +277,6 @@ def substitute(markdown: str, expansions: dict, src_uri: str) -> str:
                             "this page: is it under docs/<lang>/?)")
         if isinstance(got, dict):
             raise SiteError(got["error"])
-        return got
+        return _indented(markdown, m, got)
 
     return PREPARED.sub(one, markdown)
