@@ -339,7 +339,9 @@ def _math_pages(served: Served, lang: str) -> list[str]:
 
 _KATEX_CHECK = """async () => {
     await document.fonts.ready;
-    const els = [...document.querySelectorAll('article .katex')].filter(e => !e.closest('details:not([open])'));
+    // Formulas a reader cannot see yet are left out: in a closed <details>, or in a widget's part that is
+    // [hidden] until the reader asks (the practice drill's unrevealed answer).
+    const els = [...document.querySelectorAll('article .katex')].filter(e => !e.closest('details:not([open]), [hidden]'));
     const empty = els.filter(e => { const r = e.getBoundingClientRect(); return !(r.width > 0 && r.height > 0); });
     const fam = els.length ? getComputedStyle(els[0]).fontFamily : '';
     const fonts = [...document.fonts].filter(f => f.family.replace(/"/g, '').startsWith('KaTeX') && f.status === 'loaded')

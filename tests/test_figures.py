@@ -172,7 +172,8 @@ CJK_LEFT = {"values/bench.py": 29, "values/models.py": 45, "values/moe.py": 6, "
             "experiments/smollm2_batch.py": 198,
             # issue R's lab (merged after the move), in values/placement.py's pattern: its arms' names
             # and its table's headers; to go with values' headers into a data file
-            "values/dropnorm.py": 67, "experiments/dropnorm.py": 8, "values/practice.py": 1}
+            "values/dropnorm.py": 67, "experiments/dropnorm.py": 8, "values/practice.py": 1,
+            "values/solutions.py": 13}  # issue S's worked solutions: their tables' headers
 
 
 def test_no_chinese_text_left_in_normref_python_beyond_the_known_files():
