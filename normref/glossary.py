@@ -165,7 +165,7 @@ def load(path: str | Path = DATA) -> Glossary:
     if not path.is_file():
         raise FileNotFoundError(f"glossary data not found: {path}")
     with path.open(encoding="utf-8") as fh:
-        raw = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built in: the same data, several times faster
+        raw = schema.yaml_load(fh)
     return parse(raw, source=str(path))
 
 

@@ -200,7 +200,7 @@ def load(path: str | Path = DATA) -> Ledger:
     if not path.is_file():
         raise FileNotFoundError(f"claim ledger data not found: {path}")
     with path.open(encoding="utf-8") as fh:
-        return parse(yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built in: the same data, several times faster, source=str(path))
+        return parse(schema.yaml_load(fh), source=str(path))
 
 
 # ---------------------------------------------------------------- checks against the project

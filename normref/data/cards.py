@@ -187,12 +187,14 @@ def load(path: str | Path = DATA):
     """Read and validate a card YAML file."""
     import yaml
 
+    from .. import schema  # pydantic, with it: imported when a file is loaded
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"card data not found: {path}")
     with path.open(encoding="utf-8") as fh:
         try:
-            raw = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built in: the same data, several times faster
+            raw = schema.yaml_load(fh)
         except yaml.YAMLError as e:
             raise CardError(f"{path}: not valid YAML: {e}") from e
     return parse(raw, source=str(path))

@@ -247,7 +247,7 @@ def _load_texts(path: Path) -> dict:
     import yaml  # PyYAML; imported here so that rendering a figure does not need it
 
     with path.open(encoding="utf-8") as fh:
-        return parse_texts(yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built in: the same data, several times faster, path.name)
+        return parse_texts(schema.yaml_load(fh), path.name)
 
 
 def check_texts(path: Path | None = None) -> None:
