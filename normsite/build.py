@@ -104,6 +104,7 @@ class Site:
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
         stepcache.STATS.clear()
+        del cache.WHY[:]  # this build's "why re-run" lines (a serve rebuild starts a new list)
 
     # ------------------------------------------------------------ config
 
@@ -253,14 +254,15 @@ class Site:
             self.retarget_toc(src_uri, toc)
         html_text = assets.wrap_data(html_text)
         # Math and term links are pure functions of the page: cached by content (normsite.stepcache).
-        html_text, n_math = stepcache.cached("math", (html_text, src_uri),
+        html_text, n_math = stepcache.cached("math", f"{self.lang}:{src_uri}", {"html": html_text},
                                              lambda: mathtex.typeset(html_text, src_uri), libs=("pykatex",))
         html_text = assets.inject(html_text, url, has_math=n_math > 0)
         # Only prose pages: notebooks carry code output, and the glossary links its own terms explicitly.
         if glossary_url is not None and src_uri != gl.GLOSSARY_PAGE and src_uri.endswith(".md"):
             href = site_glossary.glossary_href(url, glossary_url)
             html_text = stepcache.cached(
-                "terms", (html_text, self.lang, href, self.glossary_digest),
+                "terms", f"{self.lang}:{src_uri}",
+                {"html": html_text, "glossary link": href, "glossary": self.glossary_digest},
                 lambda: site_glossary.link_terms(html_text, self.glossary, self.lang, href)[0],
                 modules=("normref.glossary",))
         html_text, _ = reading.zoomable_figures(html_text)
@@ -336,7 +338,7 @@ class Site:
         # A pure function of the page, the chapters' HTML and the site code: cached like math and terms
         # (stepcache), so a warm build neither re-assembles the chapters nor scans them for CJK.
         try:
-            output, chars = stepcache.cached("print", (output, url, json.dumps(pages)), compute,
+            output, chars = stepcache.cached("print", f"{self.lang}:{url}", {"page": output, "chapters": json.dumps(pages)}, compute,
                                              libs=("beautifulsoup4",))
         except ValueError as e:
             raise SiteError(f"{printed.PRINT_PAGE}: {e}") from e
@@ -349,7 +351,7 @@ class Site:
     def post_build(self, site_dir: str | Path) -> str:
         """The downloads filled in and the wheel checked (SiteError if missing); returns the report line."""
         self.takehome.post_build(site_dir)
-        return self.report()
+        return "\n".join([self.report(), *prepare.why_lines(cache.WHY)])
 
     # ------------------------------------------------------------ report
 

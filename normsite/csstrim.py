@@ -21,7 +21,6 @@ installed with nbconvert) does the parsing, and this is the policy on top.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -158,22 +157,17 @@ def prune_css(sheets: list[str], tokens) -> list[str]:
     return [_serialize(k, live, frames) for k in kept]
 
 
-def trim_html(html: str) -> str:
-    """``html`` with its inline <style> sheets pruned to what its elements use (cached by content)."""
+def trim_html(html: str, name: str = "page") -> str:
+    """``html`` with its inline <style> sheets pruned to what its elements use (cached by content; ``name``:
+    the page it is, which the re-run log names)."""
     blocks = list(_STYLE.finditer(html))
     if not blocks:
         return html
     tokens = used_tokens(html)
-    h = hashlib.sha256()
-    for part in [m.group(2) for m in blocks] + [" ".join(sorted(t)) for t in tokens]:
-        h.update(part.encode() + b"\0")
-    key = cache.make_key("csstrim", "page", h.hexdigest(), ("normsite.csstrim",))
-    hit = cache.get("csstrim", key, ".json")
-    if hit is not None:
-        sheets = json.loads(hit)
-    else:
-        sheets = prune_css([m.group(2) for m in blocks], tokens)
-        cache.put("csstrim", key, json.dumps(sheets).encode("utf-8"), ".json")
+    sheets_in = [m.group(2) for m in blocks]
+    s = cache.step_of("csstrim", name, code=("normsite.csstrim",), libs=("tinycss2",), suffix=".json",
+                      inputs={"style sheets": "\0".join(sheets_in), "tokens": "\0".join(" ".join(sorted(t)) for t in tokens)})
+    sheets = cache.step(s, lambda: prune_css(sheets_in, tokens), lambda v: json.dumps(v).encode("utf-8"), json.loads)[0]
     out, pos = [], 0
     for m, css in zip(blocks, sheets):
         out.append(html[pos:m.start()])
@@ -189,5 +183,5 @@ if __name__ == "__main__":  # python -m normref.csstrim PAGE.html: sizes before 
 
     for p in sys.argv[1:]:
         src = Path(p).read_text(encoding="utf-8")
-        out = trim_html(src)
+        out = trim_html(src, p)
         print(f"{p}: {len(src.encode()) / 1024:.0f} KiB -> {len(out.encode()) / 1024:.0f} KiB")

@@ -137,9 +137,13 @@ def _digest_of(path: str, size: int, mtime_ns: int) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _cached(kind: str, name: str, params: tuple, modules: tuple, compute: Callable[[], str]) -> str:
-    key = cache.make_key("directive", f"{kind}:{name}", (params, _data_files(), stepcache.site_code()), modules)
-    value, hit = cache.get_or_compute("directives", key, ".json", compute, lambda v: json.dumps(v).encode(), json.loads)
+def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callable[[], str]) -> str:
+    """The expansion of one directive for one language, through the one cache recipe (normref.cache.step_of):
+    its parameters, normref's data files, normsite's code and the import closure of ``modules``."""
+    s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=modules,
+                      inputs={**{k: str(v) for k, v in params.items()}, "normref data files": _data_files(),
+                              **stepcache.site_files()})
+    value, hit = cache.step(s, compute, lambda v: json.dumps(v).encode(), json.loads)
     count(kind, hit)
     return value
 
@@ -180,12 +184,13 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
     if kind == "quiz":
         from . import quiz
 
-        return _cached("quiz", "quiz", (lang,), ("normref.data.quiz",),
+        return _cached("quiz", "quiz", {"lang": lang}, ("normref.data.quiz",),
                        lambda: expand(quiz.render_markdown(lang), lang, src_uri, generated=generated))
     try:
         if kind == "figure":
             here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
-            return _cached("figure", name, (lang, here, generated, _file_digest(figures.TEXTS)),
+            return _cached("figure", name, {"lang": lang, "page folder": here, "generated": generated,
+                                            "figures.yml": _file_digest(figures.TEXTS)},
                            (figures.module_of(name),),
                            lambda: figure_md(name, lang, src_uri, generated))
         if kind == "snippet":
@@ -198,10 +203,10 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
             return snippets.code_block(name)
         if kind == "data":
             # "</" cannot occur inside a script element; escape it in the JSON.
-            return _cached("data", name, (lang,), (data.__name__,), lambda: data_script(name, lang))
+            return _cached("data", name, {"lang": lang}, (data.__name__,), lambda: data_script(name, lang))
         if kind == "table":
-            return _cached("table", name, (lang,), (values.__name__,), lambda: table_md(values.table(name, lang)))
-        return _cached("value", name, (lang,), (values.__name__,), lambda: values.get(name, lang))
+            return _cached("table", name, {"lang": lang}, (values.module_of(name, "table"),), lambda: table_md(values.table(name, lang)))
+        return _cached("value", name, {"lang": lang}, (values.module_of(name),), lambda: values.get(name, lang))
     except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
         raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
 
@@ -230,7 +235,7 @@ def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) 
     pages = sorted(here.rglob("*.md"))
     inputs = stepcache.digest(cards.DATA.read_bytes(), ledger_bytes(),
                               *(str(p) + "\0" + p.read_text(encoding="utf-8") for p in pages))
-    return _cached("practice", "practice", (lang, inputs, generated), ("normref.values", "normsite.practice"),
+    return _cached("practice", "practice", {"lang": lang, "cards, ledger and pages": inputs, "generated": generated}, ("normref.values", "normsite.practice"),
                    lambda: expand(practice.expand(practice.DIRECTIVE, lang, here, page_titles(here)), lang, src_uri,
                                   generated=generated))
 
@@ -263,7 +268,7 @@ def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) 
             raise SiteError(f"{src_uri}: {e}") from e
         return expand(md, lang, src_uri)
 
-    return _cached("ledger", "ledger", (lang, inputs), ("normref.values",), compute)
+    return _cached("ledger", "ledger", {"lang": lang, "claims, pages and tests": inputs}, ("normref.values",), compute)
 
 
 def substitute(markdown: str, expansions: dict, src_uri: str) -> str:

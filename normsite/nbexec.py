@@ -28,7 +28,6 @@ any other process.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from normref import cache
 
 from . import SiteError
 
-__all__ = ["KIND", "key", "path", "is_cached", "execute", "LIBS", "TIMEOUT_S"]
+__all__ = ["KIND", "step_of", "key", "path", "is_cached", "execute", "LIBS", "TIMEOUT_S"]
 
 KIND = "notebooks"  # the cache folder: KIND/KEY/NAME.ipynb
 LIBS = ("nbclient", "nbconvert", "nbformat", "jupytext", "ipykernel", "jupyter-client")  # the runner's versions
@@ -48,22 +47,25 @@ def _own_source() -> bytes:
     return Path(__file__).read_bytes()
 
 
-def key(source: str | Path) -> str:
-    """The cache key of the notebook at ``source`` executed (see the module's docstring)."""
+def step_of(source: str | Path) -> cache.Step:
+    """The cache step of the notebook at ``source`` executed (see the module's docstring); it is stored as
+    KIND/KEY/NAME.ipynb, so that mkdocs-jupyter is handed a file with the notebook's own name."""
     from . import notebooks
 
     source = Path(source)
-    text = source.read_bytes()
-    modules = notebooks.notebook_closure(source)
-    params = (hashlib.sha256(text).hexdigest(), hashlib.sha256(_own_source()).hexdigest(),
-              cache.versions_hash(LIBS), TIMEOUT_S)
-    return cache.make_key(KIND, source.name, params, modules)
+    return cache.step_of(KIND, _name(source), suffix=f"/{source.stem}.ipynb", code=notebooks.notebook_closure(source),
+                         libs=cache.LIBS + LIBS,
+                         inputs={"notebook": source.read_bytes(), "normsite/nbexec.py": _own_source(),
+                                 "cell timeout": str(TIMEOUT_S)})
 
 
-def path(source: str | Path, k: str | None = None) -> Path:
+def key(source: str | Path) -> str:
+    return step_of(source).key
+
+
+def path(source: str | Path) -> Path:
     """Where the executed notebook of ``source`` is stored (whether or not it is there yet)."""
-    source = Path(source)
-    return cache.cache_dir().resolve() / KIND / (k or key(source)) / f"{source.stem}.ipynb"
+    return step_of(source).path.resolve()
 
 
 def is_cached(source: str | Path) -> bool:
@@ -113,19 +115,7 @@ def execute(source: str | Path) -> bool:
     source = Path(source)
     if not source.is_file():
         raise SiteError(f"notebook {source} not found")
-    k = key(source)
-    target = path(source, k)
-    if target.is_file():
-        return True
-    with cache.locked(KIND, k):
-        if target.is_file():  # another process executed it while this one waited
-            return True
-        text = _run(source)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".tmp-{os.getpid()}-{target.name}")  # write, then rename: never a torn entry
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
-    return False
+    return cache.step(step_of(source), lambda: _run(source), lambda text: text.encode("utf-8"))[1]
 
 
 if __name__ == "__main__":  # python -m normsite.nbexec NOTEBOOK.py ...: execute into the cache, print where

@@ -79,7 +79,8 @@ def _code(path: Path) -> str:
                          else line for block in src for line in block.splitlines())
 
     # Parsing a notebook with jupytext is the slow part of a warm build's notebook checks: cached by its text.
-    return stepcache.cached("nbcode", (Path(path).suffix, text), compute, libs=("jupytext",))
+    return stepcache.cached("nbcode", str(path), {"format": Path(path).suffix, "text": text}, compute,
+                            libs=("jupytext",))
 
 
 def notebook_closure(path: str | Path) -> tuple[str, ...]:
@@ -149,7 +150,7 @@ def scrub_page(output: str, src_uri: str) -> str:
     if 'class="jupyter-wrapper"' in output:
         from . import csstrim  # tinycss2: only the build needs it (normsite.colab must not)
 
-        output = csstrim.trim_html(output)
+        output = csstrim.trim_html(output, src_uri)
     return output
 
 

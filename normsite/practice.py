@@ -223,7 +223,7 @@ def anki_deck(expand_values: Callable[[str, str], str], roots: dict[str, str], e
     topics = {t.id: f"{t.title.zh} / {t.title.en}" for t in bank.topics}
     payload = json.dumps({"texts": texts, "cards": cards, "topics": topics, "roots": roots, "epoch": int(epoch)},
                          ensure_ascii=False, sort_keys=True)
-    data = stepcache.cached("anki", (payload,), lambda: base64.b64encode(_build_deck(json.loads(payload))).decode(),
+    data = stepcache.cached("anki", APKG, {"cards": payload}, lambda: base64.b64encode(_build_deck(json.loads(payload))).decode(),
                             modules=("normsite.practice",), libs=("genanki", "markdown", "pymdown-extensions"))
     return base64.b64decode(data)
 

@@ -38,11 +38,13 @@ from normref import cache
 
 from . import LANGS, SiteError
 
-__all__ = ["ROOT", "fingerprint", "manifest_path", "prepare", "obtain", "main", "HEAVY", "heavy_modules"]
+__all__ = ["ROOT", "fingerprint", "manifest_path", "prepare", "obtain", "main", "HEAVY", "heavy_modules", "why_lines"]
 
 ROOT = Path(__file__).resolve().parent.parent
 # What prepare reads besides the pages: the code and data it runs, the snippets, the tests the ledger names.
 INPUTS = ("normref", "normsite", "snippets", "tests")
+# How many "why re-run" lines a build prints (then a count of the rest).
+WHY_SHOWN = 20
 # Modules the MkDocs process must not import: the prepare pass runs them.
 HEAVY = ("torch", "matplotlib", "normref.experiments", "normref.figures", "normref.values", "normref.data")
 
@@ -88,6 +90,7 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
 
     t0 = time.perf_counter()
     dirs = {lang: Path(d) for lang, d in dirs.items()}
+    del cache.WHY[:]
     directives.COUNTS.clear()
     # Every notebook of every language, executed (normsite.nbexec) on the same pool as the figures
     nbs = {lang: sorted((docs / "notebooks").glob("*.py")) if generated else [] for lang, docs in dirs.items()}
@@ -103,8 +106,7 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
 
             for name in directives.referenced(docs, "figure"):
                 for theme in figures.THEMES:
-                    files[f"figures/{name}-{theme}.svg"] = str(
-                        cache._path("figures", figures.key(name, lang, theme), ".svg").resolve())
+                    files[f"figures/{name}-{theme}.svg"] = str(figures.step_of(name, lang, theme).path.resolve())
                     drawn += (name, lang, theme) in done.figures_drawn
         snips = list(directives.referenced(docs, "snippet"))
         snip_run = sum(n in done.snippets_run for n in snips)
@@ -148,10 +150,24 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
     asked = sum(c + h for c, h in counts.values())
     errors = sum(isinstance(v, dict) for lang in out["langs"].values() for t in lang["pages"].values() for v in t.values())
     out["counts"] = counts
+    out["why"] = done.why + cache.WHY  # what the pool computed, then what this process did
     out["summary"] = (f"normref prepare [{', '.join(dirs)}]: computed {computed} of {asked} ("
                       + ", ".join(f"{k} {c} of {c + h}" for k, (c, h) in counts.items())
                       + f"); {errors} directive errors; {time.perf_counter() - t0:.1f} s"
                       + (f"; {done.workers} workers, {done.cpu_s:.1f} s CPU" if done.workers else ""))
+    return out
+
+
+def why_lines(why: list[str], most: int = WHY_SHOWN) -> list[str]:
+    """The "why re-run" lines to print: one per result computed again (a result seen for the first time
+    only counts, so a cold build's log stays short), at most ``most`` of them, then how many more."""
+    changed = [w for w in why if not w.endswith(": new")]
+    new = len(why) - len(changed)
+    out = [f"re-run {w}" for w in changed[:most]]
+    if len(changed) > most:
+        out.append(f"re-run: and {len(changed) - most} more")
+    if new:
+        out.append(f"re-run: {new} new (not computed before under their names)")
     return out
 
 
@@ -207,7 +223,7 @@ def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool 
         raise SiteError(f"python -m normsite.prepare failed (exit status {proc.returncode}):\n"
                         f"{(proc.stderr or proc.stdout).strip()[-3000:]}")
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    return dict(manifest, ran=True, log=manifest["summary"])
+    return dict(manifest, ran=True, log="\n".join([manifest["summary"], *why_lines(manifest.get("why", []))]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     _write(out, manifest)
     print(manifest["summary"])
+    for line in why_lines(manifest["why"]):
+        print(line)
     print(f"manifest: {out}")
     return 0
 

@@ -255,9 +255,6 @@ def cjk_font(chars: str) -> bytes:
     """A TrueType subset of Noto Sans CJK SC holding ``chars`` (see the module's
     docstring for why). Deterministic bytes; cached by the characters, the source
     font and fontTools' version. Raises ValueError when ``chars`` is empty."""
-    import hashlib
-    import importlib.metadata
-
     from normref import cache
 
     if not isinstance(chars, str):
@@ -265,11 +262,13 @@ def cjk_font(chars: str) -> bytes:
     if not chars:
         raise ValueError("chars must hold at least one character for the CJK font")
     src = _cjk_source()
-    key = hashlib.sha256("\0".join([chars, _font_identity(src), importlib.metadata.version("fonttools"),
-                                      hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]).encode()).hexdigest()
-    hit = cache.get("fonts", key, ".ttf")
-    if hit is not None:
-        return hit
+    step = cache.step_of("fonts", "cjk-subset", suffix=".ttf", libs=("fonttools",),
+                         inputs={"characters": chars, "font": _font_identity(src), "normsite/printed.py": Path(__file__).read_bytes()})
+    return cache.step(step, lambda: _subset(src, chars))[0]
+
+
+def _subset(src: Path, chars: str) -> bytes:
+    """The CJK font ``src`` cut down to ``chars``, its outlines made TrueType (no cache)."""
     # fontTools only on a miss: a warm build does not import it.
     from fontTools import subset
     from fontTools.pens.cu2quPen import Cu2QuPen
@@ -316,6 +315,4 @@ def cjk_font(chars: str) -> bytes:
 
     buf = io.BytesIO()
     font.save(buf)
-    data = buf.getvalue()
-    cache.put("fonts", key, data, ".ttf")
-    return data
+    return buf.getvalue()

@@ -53,6 +53,7 @@ def cache_entries(index, extra: tuple = (), prepare: Callable[[], None] = lambda
     ``prepare()`` runs before the plugin's own code indexes a page (the build teaches jieba its words there)."""
     add = index.add_entry_from_context
     settings = json.dumps(getattr(index, "config", {}), sort_keys=True, default=str)
+    lang = "+".join(map(str, (getattr(index, "config", {}) or {}).get("lang") or ["?"]))  # the step's name: per build
 
     def add_cached(page) -> None:
         def compute() -> list:
@@ -68,7 +69,10 @@ def cache_entries(index, extra: tuple = (), prepare: Callable[[], None] = lambda
             del index.entries[before:]
             return new
 
-        index.entries.extend(stepcache.cached("search", (settings, *extra, *page_inputs(page)), compute,
+        content, url, title, meta, toc = page_inputs(page)
+        inputs = {"search settings": settings, **{f"extra {i}": e for i, e in enumerate(extra)},
+                  "html": content, "url": url, "title": title, "metadata": meta, "table of contents": toc}
+        index.entries.extend(stepcache.cached("search", f"{lang}:{page.url}", inputs, compute,
                                               libs=("jieba", "mkdocs-material")))
 
     index.add_entry_from_context = add_cached

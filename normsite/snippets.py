@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 TIMEOUT_S = 300
 
-__all__ = ["SNIPPETS", "path", "key", "run", "failure_line", "code_block", "output_block"]
+__all__ = ["SNIPPETS", "path", "key", "step_of", "run", "failure_line", "code_block", "output_block"]
 
 
 def path(name: str) -> Path:
@@ -34,11 +34,15 @@ def path(name: str) -> Path:
     return p
 
 
-def key(name: str) -> str:
-    """The cache key of a snippet's output: its bytes, its normref import closure, the library versions."""
+def step_of(name: str) -> cache.Step:
+    """The cache step of a snippet's output: its bytes, its normref import closure, the library versions."""
     p = path(name)
     src = p.read_bytes()
-    return cache.make_key("snippet", name, hashlib.sha256(src).hexdigest(), cache.script_closure(src, str(p)))
+    return cache.step_of("snippets", name, inputs={"source": src}, code=cache.script_closure(src, str(p)), suffix=".txt")
+
+
+def key(name: str) -> str:
+    return step_of(name).key
 
 
 def run(name: str) -> tuple[str, bool]:
@@ -46,7 +50,7 @@ def run(name: str) -> tuple[str, bool]:
 
     A snippet that exits non-zero or times out raises SiteError with the end of
     its stderr (which names the line that failed)."""
-    p, k = path(name), key(name)
+    p, s = path(name), step_of(name)
 
     def execute() -> str:
         # One torch thread, as the build's pool runs everything (normref.pool): two snippets at once
@@ -62,8 +66,7 @@ def run(name: str) -> tuple[str, bool]:
         return proc.stdout
 
     # Under the entry's lock: two processes that need the same output run the snippet once.
-    return cache.get_or_compute("snippets", k, ".txt", execute, lambda s: s.encode("utf-8"),
-                                lambda b: b.decode("utf-8"))
+    return cache.step(s, execute, lambda out: out.encode("utf-8"), lambda b: b.decode("utf-8"))
 
 
 def failure_line(name: str, stderr: str) -> str:

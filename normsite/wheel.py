@@ -114,12 +114,13 @@ def _setuptools_version() -> str:
                         "requirements.txt; run `make setup`)") from e
 
 
-def _key(root: Path, files: list[Path], when: int) -> str:
-    h = hashlib.sha256()
-    for rel in files:
-        h.update(rel.as_posix().encode() + b"\0" + (root / rel).read_bytes() + b"\0")
-    h.update(f"setuptools={_setuptools_version()}\0epoch={when}\0python={sys.version_info[:2]}".encode())
-    return h.hexdigest()
+def _step(root: Path, files: list[Path], when: int, name: str) -> cache.Step:
+    """The wheel's cache step (normref.cache.step_of): every packaged file by path, the date it carries,
+    the Python version and setuptools'."""
+    _setuptools_version()  # a clear error when it is missing
+    return cache.step_of("wheels", name, suffix=".whl", libs=("setuptools",),
+                         inputs={**{rel.as_posix(): (root / rel).read_bytes() for rel in files},
+                                 "epoch": str(when), "python": str(sys.version_info[:2])})
 
 
 # The backend is called in a fresh interpreter: setuptools keeps global state
@@ -181,12 +182,7 @@ def build(root: Path = ROOT) -> Wheel:
     files = source_files(root)
     name = wheel_name(root)
     when = epoch(root)
-    key = _key(root, files, when)
-    blob = cache.get("wheels", key, ".whl")
-    cached = blob is not None
-    if blob is None:
-        blob = _build_uncached(root, files, when, name)
-        cache.put("wheels", key, blob, ".whl")
+    blob, cached = cache.step(_step(root, files, when, name), lambda: _build_uncached(root, files, when, name))
     return Wheel(name=name, data=blob, sha256=hashlib.sha256(blob).hexdigest(), cached=cached)
 
 

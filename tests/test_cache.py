@@ -80,7 +80,7 @@ def test_editing_a_module_a_figure_reaches_only_indirectly_re_renders_that_figur
 
 def test_experiment_keys_follow_the_code_they_import(pkg_copy):
     def key(module):
-        return cache.make_key("data", f"{module}.f", (), (module,))
+        return cache.step_of("data", f"{module}.f", code=(module,)).key
 
     before = {m: key(m) for m in ("normref.experiments.toll_booth", "normref.experiments.moe",
                                   "normref.experiments.scale", "normref.models.measurement")}
@@ -95,9 +95,9 @@ def test_experiment_keys_follow_the_code_they_import(pkg_copy):
 
 def test_declared_data_files_are_part_of_the_key(pkg_copy):
     fig = figures.get("bench_time")
-    before = cache.make_key("figure", "bench_time", ("en", "light"), fig.modules)
+    before = cache.step_of("figures", "bench_time", code=fig.modules).key
     pkg_copy("results/bench-cpu.json", " ")
-    assert cache.make_key("figure", "bench_time", ("en", "light"), fig.modules) != before
+    assert cache.step_of("figures", "bench_time", code=fig.modules).key != before
 
 
 def test_snippet_key_changes_when_a_module_it_imports_indirectly_changes(pkg_copy):
@@ -145,8 +145,40 @@ def test_normref_imports_and_caches_without_fcntl(tmp_path):
     # computes and reads back its result (the cache entry's lock is then a no-op).
     code = ("import sys\nsys.modules['fcntl'] = None\n"
             "import normref, normref.experiments\nfrom normref import cache\n"
-            "print(cache.get_or_compute('t', 'k', '.bin', lambda: b'v')[1], cache.get_or_compute('t', 'k', '.bin', lambda: b'w'))")
+            "s = cache.step_of('t', 'k')\n"
+            "print(cache.step(s, lambda: b'v')[1], cache.step(s, lambda: b'w'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**__import__("os").environ, "NORMREF_CACHE": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "(b'v',", "True)"]
+
+
+def test_a_miss_says_which_part_of_the_key_changed(pkg_copy, tmp_path):
+    """The re-run log: a result seen for the first time is "new"; computed again, it names the input, the
+    source file or the library version that changed since it was last computed under the same name."""
+    calls = []
+
+    def run(**inputs):
+        s = cache.step_of("t", "one result", inputs=inputs, code=("normref.experiments.toll_booth",), libs=("numpy",))
+        return cache.step(s, lambda: calls.append(1) or b"x")[1]
+
+    del cache.WHY[:]
+    assert run(lr="0.03") is False and cache.WHY == ["t/one result: new"]
+    assert run(lr="0.03") is True and len(calls) == 1  # a hit logs nothing
+    assert run(lr="0.003") is False and cache.WHY[-1] == "t/one result: inputs changed (lr)"
+    pkg_copy("blocks.py")  # imported by experiments.toll_booth
+    assert run(lr="0.003") is False
+    assert cache.WHY[-1] == "t/one result: code changed (normref/blocks.py)", cache.WHY[-1]
+    assert run(lr="0.003", seed="1") is False and cache.WHY[-1] == "t/one result: inputs changed (seed)"
+    # The stored result deleted by hand: said as such, not blamed on the code.
+    s = cache.step_of("t", "one result", inputs={"lr": "0.003", "seed": "1"}, code=("normref.experiments.toll_booth",),
+                      libs=("numpy",))
+    s.path.unlink()
+    assert cache.why(s).startswith("its stored result is missing")
+
+
+def test_step_names_its_bad_arguments():
+    with pytest.raises(ValueError, match="kind must be"):
+        cache.step_of("", "x")
+    with pytest.raises(ValueError, match="name must be"):
+        cache.step_of("t", "")

@@ -101,10 +101,14 @@ def test_cache_hits_on_second_render(tmp_path, monkeypatch):
 
 def test_cache_key_changes_with_the_code_it_depends_on():
     spec = figures.get("scale_invariance")
-    key = cache.make_key("figure", "scale_invariance", ("en", "light"), spec.modules)
-    assert key == cache.make_key("figure", "scale_invariance", ("en", "light"), spec.modules)
-    assert key != cache.make_key("figure", "scale_invariance", ("en", "light"), spec.modules + ("normref.nn",))
-    assert key != cache.make_key("figure", "scale_invariance", ("zh", "light"), spec.modules)
+
+    def key(modules, lang="en"):
+        return cache.step_of("figures", "scale_invariance", inputs={"lang": lang}, code=modules).key
+
+    assert key(spec.modules) == key(spec.modules)
+    assert key(spec.modules) != key(spec.modules + ("normref.nn",))
+    assert key(spec.modules) != key(spec.modules, "zh")
+    assert figures.step_of("scale_invariance", "en", "light").key != figures.step_of("scale_invariance", "en", "dark").key
 
 
 def test_cli_renders_every_figure_without_mkdocs(tmp_path):

@@ -78,7 +78,7 @@ def compute():
     return b"the result"
 
 print("asking", flush=True)
-value, hit = cache.get_or_compute("t", "k", ".bin", compute)
+value, hit = cache.step(cache.step_of("t", "k"), compute)
 print(value.decode(), hit, cache.STATS["waited"], flush=True)
 """
 
@@ -105,7 +105,7 @@ def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypat
         # Here, in a pool worker's mode, the held entry is Busy at once instead of a wait.
         monkeypatch.setattr(cache, "WAIT_FOR_OTHERS", False)
         with pytest.raises(cache.Busy, match="being computed by another process"):
-            with cache.locked("t", "k"):
+            with cache.locked("t", cache.step_of("t", "k").key):
                 pass
         second = start("wait")
         assert second.stdout.readline().strip() == "asking"
@@ -119,7 +119,7 @@ def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypat
     assert out1.split("\n")[1] == "the result False 0"  # computed it
     assert out2.strip() == "the result True 1"  # waited for it, then read it
     assert (tmp_path / "computed").read_text() == "x", "computed more than once"
-    assert cache.get("t", "k", ".bin") == b"the result"
+    assert cache.step_of("t", "k").path.read_bytes() == b"the result"
 
 
 OWNER = r"""

@@ -25,7 +25,7 @@ def test_a_step_is_computed_once_per_distinct_input(cold):
     calls = []
 
     def step(inputs):
-        return stepcache.cached("terms", inputs, lambda: calls.append(inputs) or f"out {len(calls)}",
+        return stepcache.cached("terms", "en:formulas.md", inputs, lambda: calls.append(inputs) or f"out {len(calls)}",
                                 modules=("normref.glossary",))
 
     a = ("<p>x</p>", "en", "../glossary/", "digest-1")

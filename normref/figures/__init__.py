@@ -34,7 +34,7 @@ TEXT_KINDS = ("alt", "caption")
 
 __all__ = ["LANGS", "THEMES", "TEXTS", "FigureSpec", "FigureTextError", "figure", "get", "names", "texts",
            "check_texts", "label", "labels", "labels_of", "render_svg", "render_cached", "render_many", "render_task",
-           "schedule", "key",
+           "schedule", "key", "step_of",
            "declared", "module_of"]
 
 
@@ -319,18 +319,25 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
     return buf.getvalue()
 
 
-def key(name: str, lang: str, theme: str) -> str:
-    """The cache key of one variant of a figure (its module's import closure, lang, theme, versions)."""
+def step_of(name: str, lang: str, theme: str) -> cache.Step:
+    """The cache step of one variant of a figure: its module's import closure, lang, theme, the labels
+    figures.yml gives those modules, the library versions (normref.cache.step_of, the one key recipe)."""
     _check(lang, theme)
     module = module_of(name)
-    # The key covers the module's code and imports (make_key), and the labels figures.yml gives them.
-    return cache.make_key("figure", name, (lang, theme, labels_of(cache.closure((module,)))), (module,))
+    return cache.step_of("figures", f"{name}[{lang},{theme}]", suffix=".svg", code=(module,),
+                         inputs={"lang": lang, "theme": theme,
+                                 "labels in figures.yml": repr(labels_of(cache.closure((module,))))})
+
+
+def key(name: str, lang: str, theme: str) -> str:
+    """The cache key of one variant of a figure (:func:`step_of`)."""
+    return step_of(name, lang, theme).key
 
 
 def render_cached(name: str, lang: str, theme: str) -> tuple[bytes, bool]:
     """SVG bytes for a figure, from the content-hash cache when possible; (svg, was_hit).
     Two processes that ask for the same missing figure draw it once (the cache entry's lock)."""
-    return cache.get_or_compute("figures", key(name, lang, theme), ".svg", lambda: render_svg(name, lang, theme))
+    return cache.step(step_of(name, lang, theme), lambda: render_svg(name, lang, theme))
 
 
 def render_task(name: str, lang: str, theme: str) -> bool:
@@ -348,15 +355,15 @@ def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
     for name, lang, theme in jobs:
         _check(lang, theme)
         get(name)  # an unknown name fails before any work
-    keys = [key(*j) for j in jobs]
-    missing = schedule([j for j, k in zip(jobs, keys) if not cache.has("figures", k, ".svg")])
+    steps = [step_of(*j) for j in jobs]
+    missing = schedule([j for j, s in zip(jobs, steps) if not s.cached()])
     drawn = set()
     for j, hit in zip(missing, pool.run([(render_task, *j) for j in missing], n_workers=n_workers)):
         if not hit:
             drawn.add(j)
     out = []
-    for j, k in zip(jobs, keys):
-        out.append((cache.get("figures", k, ".svg"), j not in drawn))
+    for j, s in zip(jobs, steps):
+        out.append((s.path.read_bytes(), j not in drawn))
         drawn.discard(j)  # a job listed twice was drawn once
     return out
 

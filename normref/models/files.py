@@ -36,17 +36,15 @@ def _sha_for(path: str, size: int, mtime_ns: int) -> str:
     # Reading 100 MB costs about 0.3 s; remember the answer on disk, keyed by
     # path, size and mtime, so the zh and en builds (two processes) and later
     # builds pay it once.
-    key = hashlib.sha256(f"{path}\0{size}\0{mtime_ns}".encode()).hexdigest()
-    hit = cache.get("filehash", key, ".txt")
-    if hit is not None:
-        return hit.decode()
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 22), b""):
-            h.update(chunk)
-    digest = h.hexdigest()
-    cache.put("filehash", key, digest.encode(), ".txt")
-    return digest
+    def compute() -> str:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 22), b""):
+                h.update(chunk)
+        return h.hexdigest()
+
+    s = cache.step_of("filehash", path, inputs={"size": str(size), "mtime_ns": str(mtime_ns)}, libs=(), suffix=".txt")
+    return cache.step(s, compute, str.encode, bytes.decode)[0]
 
 
 def file_sha256(path) -> str:

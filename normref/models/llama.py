@@ -242,7 +242,7 @@ def load_gguf_cached(path, weights_sha256: str):
 
     from .. import cache
 
-    key = cache.make_key("model", "llama-gguf-float32", weights_sha256, (__name__,))
+    key = cache.step_of("models", "llama-gguf-float32", inputs={"weights": weights_sha256}, code=(__name__,)).key
     folder = cache.cache_dir() / "models"
     weights, meta = folder / f"{key}.safetensors", folder / f"{key}.json"
     if not meta.exists():

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 from .._registry import Registry
 
-__all__ = ["value", "count", "register", "register_tables", "get", "names", "Column", "Table", "table", "table_names",
+__all__ = ["value", "count", "register", "register_tables", "get", "names", "module_of", "Column", "Table", "table", "table_names",
            "fmt", "fmt_vec"]
 
 from ..bilingual import LANGS  # the one definition
 
 _REGISTRY = Registry(__name__, __path__, "value")
 _TABLES = Registry(__name__, __path__, "table")
+_MODULES: dict[tuple[str, str], str] = {}  # (kind, name) -> the module that registered it
 
 
 def _takes_lang(fn: Callable, name: str) -> bool:
@@ -45,6 +46,7 @@ def register(table: Mapping[str, Callable]) -> None:
         if not callable(fn):
             raise TypeError(f"value {name!r}: expected a function, got {type(fn).__name__}")
         _REGISTRY.add(name, fn if _takes_lang(fn, name) else (lambda lang, f=fn: f()))
+        _MODULES["value", name] = fn.__module__
 
 
 def value(name: str):
@@ -52,6 +54,7 @@ def value(name: str):
 
     def deco(fn):
         _REGISTRY.add(name, fn)
+        _MODULES["value", name] = fn.__module__
         return fn
 
     return deco
@@ -59,6 +62,15 @@ def value(name: str):
 
 def names() -> list[str]:
     return _REGISTRY.names()
+
+
+def module_of(name: str, kind: str = "value") -> str:
+    """The module that registered the value (or, ``kind`` "table", the table) called ``name``: what its
+    cache key covers, so that editing one value module recomputes only that module's values."""
+    if kind not in ("value", "table"):
+        raise ValueError(f"kind must be 'value' or 'table', got {kind!r}")
+    (_REGISTRY if kind == "value" else _TABLES).get(name)  # loads the modules; an unknown name raises KeyError
+    return _MODULES[kind, name]
 
 
 def get(name: str, lang: str = "en") -> str:
@@ -101,6 +113,7 @@ def register_tables(tables: Mapping[str, Callable[[str], Table]]) -> None:
     """Register a module's tables: ``{name: build}``, build(lang) -> Table."""
     for name, fn in tables.items():
         _TABLES.add(name, fn)
+        _MODULES["table", name] = fn.__module__
 
 
 def table_names() -> list[str]:
