@@ -42,7 +42,7 @@ from pathlib import Path
 from ._imports import imported
 from ._registry import registered_modules
 
-__all__ = ["LIBS", "cache_dir", "user_cache_dir", "closure", "script_closure", "code_hash", "versions_hash", "digest", "Step",
+__all__ = ["LIBS", "cache_dir", "user_cache_dir", "closure", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
            "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "locked", "Busy", "clear", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI; "waited": lookups
@@ -198,10 +198,16 @@ def closure(modules) -> tuple[str, ...]:
     return tuple(sorted(seen | parents))
 
 
+def script_imports(source: str | bytes, filename: str = "<script>") -> tuple[str, ...]:
+    """The normref modules a script (a snippet, a notebook's code) imports itself: what a step's ``code`` takes
+    (:func:`step_of` follows them; a closure given as ``code`` would count the packages in it whole)."""
+    found = imports_in(ast.parse(source, filename), "__main__", False)
+    return tuple(sorted(m for m in found if m.split(".")[0] == PACKAGE and module_file(m) is not None))
+
+
 def script_closure(source: str | bytes, filename: str = "<script>") -> tuple[str, ...]:
     """The normref modules a script (a snippet, a notebook's code) reaches, found from its imports."""
-    found = imports_in(ast.parse(source, filename), "__main__", False)
-    return closure(sorted(m for m in found if m.split(".")[0] == PACKAGE and module_file(m) is not None))
+    return closure(script_imports(source, filename))
 
 
 @functools.lru_cache(maxsize=None)

@@ -302,7 +302,7 @@ class Site:
             link.id = new_id
 
     def post_page(self, output: str, src_uri: str) -> str:
-        output = notebooks.scrub_page(output, src_uri)
+        output = notebooks.scrub_page(output, src_uri, self.lang)
         if src_uri == printed.PRINT_PAGE:
             output = self._print_page(output)
         return output
@@ -345,7 +345,7 @@ class Site:
         if self.site_dir is not None:
             font = self.site_dir / printed.CJK_FONT_PATH
             font.parent.mkdir(parents=True, exist_ok=True)
-            font.write_bytes(printed.cjk_font(chars))
+            font.write_bytes(printed.cjk_font(chars, name=f"cjk-subset-{self.lang}"))
         return output
 
     def post_build(self, site_dir: str | Path) -> str:

@@ -53,7 +53,7 @@ def step_of(source: str | Path) -> cache.Step:
     from . import notebooks
 
     source = Path(source)
-    return cache.step_of(KIND, _name(source), suffix=f"/{source.stem}.ipynb", code=notebooks.notebook_closure(source),
+    return cache.step_of(KIND, _name(source), suffix=f"/{source.stem}.ipynb", code=notebooks.notebook_imports(source),
                          libs=cache.LIBS + LIBS,
                          inputs={"notebook": source.read_bytes(), "normsite/nbexec.py": _own_source(),
                                  "cell timeout": str(TIMEOUT_S)})

@@ -18,7 +18,7 @@ from normref import cache
 
 from . import SiteError
 
-__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "notebook_closure", "code_closure", "downloads", "scrub_page",
+__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "notebook_imports", "notebook_closure", "code_closure", "downloads", "scrub_page",
            "stable_cell_ids", "drop_css_list"]
 
 
@@ -83,6 +83,14 @@ def _code(path: Path) -> str:
                             libs=("jupytext",))
 
 
+def notebook_imports(path: str | Path) -> tuple[str, ...]:
+    """The normref modules the notebook at ``path`` imports itself (a cache step's ``code``: normsite.nbexec)."""
+    try:
+        return cache.script_imports(_code(Path(path)), str(path))
+    except SyntaxError as e:
+        raise SiteError(f"notebook {path}: not valid Python: {e}") from e
+
+
 def notebook_closure(path: str | Path) -> tuple[str, ...]:
     """The normref modules the notebook at ``path`` imports (their import closure): what its
     executed output depends on besides its own text (normsite.nbexec keys it so)."""
@@ -136,7 +144,7 @@ def stable_cell_ids(output: str) -> str:
     return _CELL_ID.sub(lambda m: "cell-id=" + ids.setdefault(m.group(1), f"cell-{len(ids)}"), output)
 
 
-def scrub_page(output: str, src_uri: str) -> str:
+def scrub_page(output: str, src_uri: str, lang: str = "") -> str:
     """A rendered page, made shippable: for notebooks, no MathJax/mermaid loaders, stable cell ids
     and focusable code cells; for any page with nbconvert's inline CSS, that CSS pruned."""
     if is_notebook(src_uri):
@@ -150,7 +158,7 @@ def scrub_page(output: str, src_uri: str) -> str:
     if 'class="jupyter-wrapper"' in output:
         from . import csstrim  # tinycss2: only the build needs it (normsite.colab must not)
 
-        output = csstrim.trim_html(output, src_uri)
+        output = csstrim.trim_html(output, f"{lang}:{src_uri}" if lang else src_uri)
     return output
 
 

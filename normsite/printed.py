@@ -251,10 +251,11 @@ def _font_identity(src: Path) -> str:
     return f"mplfonts={importlib.metadata.version('mplfonts')};{src.name};{src.stat().st_size}"
 
 
-def cjk_font(chars: str) -> bytes:
+def cjk_font(chars: str, name: str = "cjk-subset") -> bytes:
     """A TrueType subset of Noto Sans CJK SC holding ``chars`` (see the module's
     docstring for why). Deterministic bytes; cached by the characters, the source
-    font and fontTools' version. Raises ValueError when ``chars`` is empty."""
+    font and fontTools' version; ``name``: the result's name in the cache's re-run log (one per
+    language). Raises ValueError when ``chars`` is empty."""
     from normref import cache
 
     if not isinstance(chars, str):
@@ -262,7 +263,7 @@ def cjk_font(chars: str) -> bytes:
     if not chars:
         raise ValueError("chars must hold at least one character for the CJK font")
     src = _cjk_source()
-    step = cache.step_of("fonts", "cjk-subset", suffix=".ttf", libs=("fonttools",),
+    step = cache.step_of("fonts", name, suffix=".ttf", libs=("fonttools",),
                          inputs={"characters": chars, "font": _font_identity(src), "normsite/printed.py": Path(__file__).read_bytes()})
     return cache.step(step, lambda: _subset(src, chars))[0]
 

@@ -38,7 +38,7 @@ def step_of(name: str) -> cache.Step:
     """The cache step of a snippet's output: its bytes, its normref import closure, the library versions."""
     p = path(name)
     src = p.read_bytes()
-    return cache.step_of("snippets", name, inputs={"source": src}, code=cache.script_closure(src, str(p)), suffix=".txt")
+    return cache.step_of("snippets", name, inputs={"source": src}, code=cache.script_imports(src, str(p)), suffix=".txt")
 
 
 def key(name: str) -> str:

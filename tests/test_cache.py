@@ -182,3 +182,22 @@ def test_step_names_its_bad_arguments():
         cache.step_of("", "x")
     with pytest.raises(ValueError, match="name must be"):
         cache.step_of("t", "")
+
+
+def test_a_value_module_edit_recomputes_only_its_values_and_no_figure(pkg_copy):
+    """Editing one value module changes the keys of that module's values, and not those of other value modules,
+    of a figure that formats numbers the pages' way (placement: values._format) or of the notebooks."""
+    from normref import values
+    from normsite import notebooks, nbexec
+
+    def keys():
+        return {"moe value": cache.step_of("directives", "v", code=(values.module_of("moe.d_model"),)).key,
+                "placement value": cache.step_of("directives", "v", code=(values.module_of("placement.corpus.chars"),)).key,
+                "placement figure": figures.step_of("placement_map", "en", "light").key,
+                **{f"notebook {p.name}": nbexec.step_of(p).key for p in sorted((ROOT / "docs/en/notebooks").glob("*.py"))}}
+
+    before = keys()
+    pkg_copy("values/moe.py")
+    after = keys()
+    assert [k for k in before if before[k] != after[k]] == ["moe value"]
+    assert notebooks.notebook_imports(ROOT / "docs/en/notebooks/formulas.py")  # the roots, not their closure

@@ -232,7 +232,7 @@ def _lab_fields() -> dict:
     """What the committed lab trained, on which machine and when, for the captions (figures.yml, the phrase
     placement_lab): read from the results file, not retyped."""
     from ..results.placement import placement_cpu
-    from ..values import count
+    from ..values._format import count
     from ..values.placement import machine_text
 
     pl = _lab()

@@ -24,6 +24,7 @@ __all__ = ["value", "count", "register", "register_tables", "get", "names", "mod
            "fmt", "fmt_vec"]
 
 from ..bilingual import LANGS  # the one definition
+from ._format import count, fmt, fmt_vec  # noqa: F401 (the value modules' helpers, here for them)
 
 _REGISTRY = Registry(__name__, __path__, "value")
 _TABLES = Registry(__name__, __path__, "table")
@@ -131,22 +132,3 @@ def table(name: str, lang: str = "en") -> Table:
 
 # ---------------------------------------------------------------- formatting
 
-
-def fmt(v: float, digits: int = 2) -> str:
-    """Format a number the way the pages print it: fixed digits, a real minus sign, no '-0.00'."""
-    s = f"{v:.{digits}f}"
-    if float(s) == 0:
-        s = s.lstrip("-")
-    return s.replace("-", "−")
-
-
-def count(n: int) -> str:
-    """A whole number the way the pages print it: five digits and more in groups of three with a thin space
-    (24 318, 100 000), four digits and fewer as they are (4000, 576)."""
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"n must be an int, got {type(n).__name__}")
-    return f"{n:,}".replace(",", "\u2009") if abs(n) >= 10_000 else str(n)
-
-
-def fmt_vec(vs, digits: int = 2) -> str:
-    return "[" + ", ".join(fmt(float(v), digits) for v in vs) + "]"
