@@ -56,6 +56,11 @@ LIBS = ("numpy", "matplotlib", "torch", "mplfonts", "gguf", "safetensors", "toke
 
 PACKAGE = __name__.rpartition(".")[0]  # "normref"
 
+# Modules that store results but compute none: this one. They are left out of every closure, so that an edit to
+# the cache (a docstring, the re-run log) does not recompute every figure and experiment; a change to the key
+# recipe changes the keys by itself. (After a fix to how results are stored: `python -m normref cache --clear`.)
+MACHINERY = frozenset({__name__})
+
 
 def cache_dir() -> Path:
     """``$NORMREF_CACHE``; else ``.cache/normref`` in a clone's root (the build and the tests run there);
@@ -105,6 +110,7 @@ def _package_root(top: str) -> Path | None:
     return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
+@functools.lru_cache(maxsize=None)
 def module_file(module: str) -> Path | None:
     """The source file of a module of a first-party package (``pkg/a/b.py`` or ``pkg/a/b/__init__.py``),
     or None when there is none."""
@@ -163,6 +169,12 @@ def _parents(module: str) -> list[str]:
 
 
 def closure(modules) -> tuple[str, ...]:
+    """See :func:`_closure` (memoized per set of modules and process; :func:`clear` forgets)."""
+    return _closure(tuple(sorted(set(modules))))
+
+
+@functools.lru_cache(maxsize=None)
+def _closure(modules: tuple[str, ...]) -> tuple[str, ...]:
     """The first-party modules whose code can change what ``modules`` compute: the modules
     themselves and, transitively, every module of normref (or of a root's own package) they
     import, at the top level or inside functions; plus the parent packages of all of those.
@@ -184,7 +196,7 @@ def closure(modules) -> tuple[str, ...]:
             todo.extend(registered_modules(m, module_file(m).parent))
     while todo:
         m = todo.pop()
-        if m in seen or m.split(".")[0] not in tops or module_file(m) is None:
+        if m in seen or m in MACHINERY or m.split(".")[0] not in tops or module_file(m) is None:
             continue
         seen.add(m)
         imported, _, _ = _scan(m)
@@ -246,7 +258,7 @@ def _code_hash(modules: tuple) -> str:
 
 def clear() -> None:
     """Forget what this process has read of the sources (for a test that edits them)."""
-    for fn in (_package_root, _scan, _module_source, _code_hash):
+    for fn in (_package_root, module_file, _scan, _module_source, _closure, _code_hash):
         getattr(fn, "cache_clear", lambda: None)()  # a test may have replaced one with a plain function
 
 

@@ -201,3 +201,11 @@ def test_a_value_module_edit_recomputes_only_its_values_and_no_figure(pkg_copy):
     after = keys()
     assert [k for k in before if before[k] != after[k]] == ["moe value"]
     assert notebooks.notebook_imports(ROOT / "docs/en/notebooks/formulas.py")  # the roots, not their closure
+
+
+def test_the_cache_module_is_machinery_not_a_dependency(pkg_copy):
+    """An edit to normref/cache.py (it stores results, computes none) recomputes nothing."""
+    assert "normref.cache" not in cache.closure(["normref.experiments.toll_booth"])
+    before = figures.step_of("topologies", "en", "light").key
+    pkg_copy("cache.py")
+    assert figures.step_of("topologies", "en", "light").key == before
