@@ -105,8 +105,7 @@ COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'  # Material 9.8
 def _copy(page, block) -> str:
     """Hover a code block, click its copy button, as a reader does, and return the clipboard."""
     page.evaluate("navigator.clipboard.writeText('')")
-    block.scroll_into_view_if_needed()
-    block.hover()
+    block.hover()  # scrolls the block into view first, as Playwright's hover and click do
     block.locator(COPY_BUTTON).first.click()
     page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")
     return page.evaluate("navigator.clipboard.readText()")
@@ -129,7 +128,7 @@ def copies(served: Served, tab) -> Copies:
             page.goto(url, wait_until="load")
             rel = url[len(base):]
             blocks = page.locator("div.highlight:has(> span.filename)")
-            titles = [blocks.nth(i).locator("> span.filename").text_content() for i in range(blocks.count())]
+            titles = blocks.evaluate_all("bs => bs.map(b => b.querySelector(':scope > span.filename').textContent)")
             assert sum(t.startswith("snippets/") for t in titles) == text.count('<span class="filename">snippets/'), \
                 f"{rel}: the page shows {titles}, not every snippet block of its HTML"
             for i, title in enumerate(titles):
