@@ -366,8 +366,9 @@ def why(s: Step) -> str:
         out.append("code changed (" + ", ".join(files + [f"{m} no longer imported" for m in gone]) + ")")
     if before.get("versions") != now["versions"]:
         old = dict(p.split("=", 1) for p in before.get("versions", "").split(";") if "=" in p)
-        diff = [f"{lib} {old.get(lib, '?')}→{v}" for lib, v in (p.split("=", 1) for p in now["versions"].split(";"))
-                if old.get(lib) != v]
+        new = dict(p.split("=", 1) for p in now["versions"].split(";") if "=" in p)
+        diff = [f"{lib} {old.get(lib, 'not counted')}→{new.get(lib, 'not counted')}"
+                for lib in sorted(set(old) | set(new)) if old.get(lib) != new.get(lib)]
         out.append("library versions changed (" + ", ".join(diff) + ")")
     return "; ".join(out) or "its key recipe changed"
 

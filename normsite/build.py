@@ -331,15 +331,21 @@ class Site:
         pages = [(src, self.rendered[src][0], title, self.rendered[src][1])
                  for src, title in self.reading_order.items() if src in self.rendered]
 
+        def chapter(c, print_url: str, tops: dict, work) -> tuple[str, bool]:
+            # One chapter's work, cached by its own HTML and the small table of chapter titles: editing
+            # one page re-does that chapter only, not the whole edition.
+            return tuple(stepcache.cached("print-chapter", f"{self.lang}:{c.url}", {
+                "html": c.html, "title": c.title, "print page": print_url, "chapter titles": json.dumps(tops)},
+                lambda: list(work()), libs=("beautifulsoup4",)))
+
         def compute() -> list[str]:
-            page = printed.print_page(output, url, pages)
+            page = printed.print_page(output, url, pages, each=chapter)
             return [page, printed.cjk_chars(page)]
 
         # A pure function of the page, the chapters' HTML and the site code: cached like math and terms
         # (stepcache), so a warm build neither re-assembles the chapters nor scans them for CJK.
         try:
-            output, chars = stepcache.cached("print", f"{self.lang}:{url}", {"page": output, "chapters": json.dumps(pages)}, compute,
-                                             libs=("beautifulsoup4",))
+            output, chars = stepcache.cached("print", f"{self.lang}:{url}", {"page": output, "chapters": json.dumps(pages)}, compute)
         except ValueError as e:
             raise SiteError(f"{printed.PRINT_PAGE}: {e}") from e
         if self.site_dir is not None:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -98,78 +99,101 @@ def _relative(path: str, from_url: str) -> str:
     return rel + ("/" if path.endswith("/") and not rel.endswith("/") else "")
 
 
-def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None = None) -> str:
-    """One HTML body holding ``chapters`` in order, for the page at ``print_url``: the
-    contents list (``<ol class="nr-print-contents">``), then the chapters.
+_H1_ID = re.compile(r"""<h1\b[^>]*?\sid=(?:"([^"]+)"|'([^']+)'|([^\s>"']+))""")
 
-    ``katex_css`` is the site path of KaTeX's stylesheet, linked once when a chapter
-    has math. Raises ValueError for an empty list or two chapters with one URL.
-    """
+
+def chapter_tops(chapters: list[Chapter]) -> dict[str, str]:
+    """{chapter URL: the print page's anchor of its title} (its first <h1> with an id, else an anchor the
+    chapter gets): what a link to a chapter points at. From the HTML's text, so that a chapter's own work
+    (:func:`chapter_html`) depends on the other chapters only through this small table."""
+    out = {}
+    for c in chapters:
+        s = slug(c.url)
+        m = _H1_ID.search(c.html)
+        out[c.url] = f"{s}--{next(g for g in m.groups() if g)}" if m else f"{s}--__{s}"
+    return out
+
+
+def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str, bool]:
+    """One chapter made part of the print page at ``print_url``: (its <section>, whether it has math).
+    ``tops``: :func:`chapter_tops` of all chapters (a link to another chapter goes to its title)."""
     from bs4 import BeautifulSoup
 
+    inside = {u: slug(u) for u in tops}
+    s = inside[c.url]
+    soup = BeautifulSoup(c.html, "html.parser")
+    # A chapter is reached at its title. The <section> itself carries no id: Material
+    # names each code block after its closest ancestor with an id (__code_<id>), so an
+    # id there would give every code block of the chapter the same one.
+    if soup.find("h1", id=True) is None:
+        soup.insert(0, soup.new_tag("a", id=f"__{s}"))
+    math = False
+    for el in soup.select(DROP):
+        el.decompose()
+    for link in soup.select("link"):
+        if "katex" in (link.get("href") or ""):
+            math = True
+        link.decompose()
+    for img in soup.select('img[src*="#only-dark"]'):
+        img.decompose()
+    for a in soup.select("a.nr-zoom"):
+        a.unwrap()
+    for img in soup.select("img[src]"):
+        img["src"] = img["src"].split("#only-light")[0]
+        if img.get("loading") == "lazy":
+            del img["loading"]
+    for d in soup.select("details"):
+        d["open"] = ""
+    for el in soup.select("[id]"):
+        el["id"] = f"{s}--{el['id']}"
+    for el in soup.select(",".join(f"[{a}]" for a in ID_ATTRS)):
+        for a in ID_ATTRS:
+            if el.has_attr(a):
+                el[a] = " ".join(f"{s}--{v}" for v in str(el[a]).split())
+    for a in soup.select("a.nr-term[title]"):
+        del a["title"]
+    for el in soup.select("[href], [src]"):
+        attr = "href" if el.has_attr("href") else "src"
+        target = _resolve(el[attr], c.url)
+        if target is None:
+            if attr == "href" and re.match(r"https?://", el[attr]):
+                el["class"] = el.get("class", []) + ["nr-print-ext"]  # paper shows its address (print.css)
+            continue
+        path, frag = target
+        if attr == "href" and path in inside:
+            el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{tops[path]}"
+        else:
+            el[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
+    return (f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
+            f'{soup.decode()}\n</section>'), math
+
+
+def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None = None,
+             each: Callable[[Chapter, str, dict, Callable[[], tuple[str, bool]]], tuple[str, bool]] | None = None) -> str:
+    """One HTML body holding ``chapters`` in order, for the page at ``print_url``: the
+    contents list (``<ol class="nr-print-contents">``), then the chapters (:func:`chapter_html`).
+
+    ``katex_css`` is the site path of KaTeX's stylesheet, linked once when a chapter
+    has math. ``each(chapter, print_url, tops, compute)``: how a chapter's work is done (the build
+    caches it per chapter, so that one page's edit re-does one chapter); by default ``compute()``.
+    Raises ValueError for an empty list or two chapters with one URL.
+    """
     if not chapters:
         raise ValueError("chapters must not be empty: the print edition needs at least one page")
     urls = [c.url for c in chapters]
     if len(set(urls)) != len(urls):
         raise ValueError(f"chapters must have distinct URLs, got {urls}")
-    inside = {c.url: slug(c.url) for c in chapters}
-    soups, top = [], {}
-    for c in chapters:
-        soup = BeautifulSoup(c.html, "html.parser")
-        h1 = soup.find("h1", id=True)
-        # A chapter is reached at its title. The <section> itself carries no id: Material
-        # names each code block after its closest ancestor with an id (__code_<id>), so an
-        # id there would give every code block of the chapter the same one.
-        top[c.url] = f"{inside[c.url]}--{h1['id']}" if h1 is not None else inside[c.url]
-        if h1 is None:
-            soup.insert(0, soup.new_tag("a", id=f"__{inside[c.url]}"))
-            top[c.url] = f"{inside[c.url]}--__{inside[c.url]}"
-        soups.append(soup)
-    out = []
-    math = False
-    toc = ['<ol class="nr-print-contents">']
-    for c, soup in zip(chapters, soups):
-        s = inside[c.url]
-        toc.append(f'<li><a href="#{top[c.url]}">{_esc(c.title)}</a></li>')
-        for el in soup.select(DROP):
-            el.decompose()
-        for link in soup.select("link"):
-            if "katex" in (link.get("href") or ""):
-                math = True
-            link.decompose()
-        for img in soup.select('img[src*="#only-dark"]'):
-            img.decompose()
-        for a in soup.select("a.nr-zoom"):
-            a.unwrap()
-        for img in soup.select("img[src]"):
-            img["src"] = img["src"].split("#only-light")[0]
-            if img.get("loading") == "lazy":
-                del img["loading"]
-        for d in soup.select("details"):
-            d["open"] = ""
-        for el in soup.select("[id]"):
-            el["id"] = f"{s}--{el['id']}"
-        for el in soup.select(",".join(f"[{a}]" for a in ID_ATTRS)):
-            for a in ID_ATTRS:
-                if el.has_attr(a):
-                    el[a] = " ".join(f"{s}--{v}" for v in str(el[a]).split())
-        for a in soup.select("a.nr-term[title]"):
-            del a["title"]
-        for el in soup.select("[href], [src]"):
-            attr = "href" if el.has_attr("href") else "src"
-            target = _resolve(el[attr], c.url)
-            if target is None:
-                if attr == "href" and re.match(r"https?://", el[attr]):
-                    el["class"] = el.get("class", []) + ["nr-print-ext"]  # paper shows its address (print.css)
-                continue
-            path, frag = target
-            if attr == "href" and path in inside:
-                el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{top[path]}"
-            else:
-                el[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
-        out.append(f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
-                   f'{soup.decode()}\n</section>')
+    tops = chapter_tops(chapters)
+    toc = ['<ol class="nr-print-contents">'] + [f'<li><a href="#{tops[c.url]}">{_esc(c.title)}</a></li>' for c in chapters]
     toc.append("</ol>")
+    out, math = [], False
+    for c in chapters:
+        def compute(c=c) -> tuple[str, bool]:
+            return chapter_html(c, print_url, tops)
+
+        section, has_math = each(c, print_url, tops, compute) if each else compute()
+        out.append(section)
+        math = math or bool(has_math)
     head = []
     if math and katex_css:
         head.append(f'<link rel="stylesheet" href="{_relative(katex_css, print_url)}">')
@@ -185,15 +209,15 @@ def stamp(markdown: str) -> str:
     return markdown.replace("[[print-date]]", time.strftime("%Y-%m-%d", t))
 
 
-def print_page(content: str, url: str, pages) -> str:
+def print_page(content: str, url: str, pages, each=None) -> str:
     """The print page (its HTML, whole or its content) with [[print-edition]] replaced by its
     stylesheet and the PDF link's script (relative: any sub-path), then the chapters: the
     Markdown pages among ``pages`` ((docs path, url, title, content) in reading order), itself
-    and notebooks left out."""
+    and notebooks left out. ``each``: see :func:`assemble`."""
     if EDITION not in content:
         raise ValueError("[[print-edition]] must stand alone in a paragraph")
     chapters = [Chapter(u, t or "", c or "") for src, u, t, c in pages if src.endswith(".md") and src != PRINT_PAGE]
-    body = assemble(chapters, url, katex_css="assets/katex/katex.min.css")
+    body = assemble(chapters, url, katex_css="assets/katex/katex.min.css", each=each)
     links = (f'<link rel="stylesheet" href="{_relative("assets/stylesheets/print.css", url)}">\n'
              f'<script src="{_relative("assets/javascripts/pdf-link.js", url)}" defer></script>\n')
     return content.replace(EDITION, links + body)

@@ -209,3 +209,10 @@ def test_the_cache_module_is_machinery_not_a_dependency(pkg_copy):
     before = figures.step_of("topologies", "en", "light").key
     pkg_copy("cache.py")
     assert figures.step_of("topologies", "en", "light").key == before
+
+
+def test_why_names_a_library_that_is_no_longer_counted(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path))
+    cache.step(cache.step_of("t", "libs", libs=("numpy",)), lambda: b"x")
+    s = cache.step_of("t", "libs", libs=())
+    assert cache.why(s).startswith("library versions changed (numpy ") and s.key != cache.step_of("t", "libs").key

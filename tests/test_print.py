@@ -328,3 +328,19 @@ def test_print_page_puts_the_chapters_where_the_directive_is(monkeypatch):
         printed.print_page("<p>no directive</p>", "print/", pages)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764460800")
     assert printed.stamp("built [[print-date]]") == "built 2025-11-30"
+
+
+def test_chapter_tops_read_the_title_as_beautifulsoup_does():
+    """The print edition finds each chapter's title anchor from the HTML's text (so one chapter's cached work
+    depends on the others only through that table): the same <h1> BeautifulSoup's find("h1", id=True) finds."""
+    from bs4 import BeautifulSoup
+
+    from normsite import printed
+
+    htmls = ['<h1 id="t">A</h1>', "<h1 id='t'>A</h1>", '<h1 class="x" id="t">A</h1>', "<h1>A</h1><h1 id=t>B</h1>",
+             '<h1>No id</h1><p id="p">x</p>', '<h2 id="h2">x</h2><h1 data-id="no" id="yes">A</h1>']
+    for html in htmls:
+        c = printed.Chapter("a/", "A", html)
+        h1 = BeautifulSoup(html, "html.parser").find("h1", id=True)
+        want = f"a--{h1['id']}" if h1 is not None else "a--__a"
+        assert printed.chapter_tops([c]) == {"a/": want}, html
