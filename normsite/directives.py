@@ -233,11 +233,20 @@ def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) 
         raise SiteError(f"{src_uri}: [[practice]] needs the docs folders")
     here = Path(docs_dirs[lang])
     pages = sorted(here.rglob("*.md"))
-    inputs = stepcache.digest(cards.DATA.read_bytes(), ledger_bytes(),
-                              *(str(p) + "\0" + p.read_text(encoding="utf-8") for p in pages))
-    return _cached("practice", "practice", {"lang": lang, "cards, ledger and pages": inputs, "generated": generated}, ("normref.values", "normsite.practice"),
+    inputs = {"cards": cards.DATA.read_bytes(), "claims": ledger_bytes(), "page titles": json.dumps(page_titles(here)),
+              "page anchors": _anchor_table(pages)}
+    return _cached("practice", "practice", {"lang": lang, **inputs, "generated": generated},
+                   ("normref.values", "normsite.practice"),
                    lambda: expand(practice.expand(practice.DIRECTIVE, lang, here, page_titles(here)), lang, src_uri,
                                   generated=generated))
+
+
+def _anchor_table(pages: list[Path]) -> str:
+    """What the ledger and the card bank read of the pages: each page's anchors and their labels
+    (normsite.ledger.anchors). A prose edit that moves no anchor does not re-check them."""
+    from . import ledger
+
+    return json.dumps({str(p): ledger._anchors_of(p) for p in pages}, ensure_ascii=False, sort_keys=True)
 
 
 def ledger_bytes() -> bytes:
@@ -258,8 +267,8 @@ def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) 
     here = Path(docs_dirs[lang])
     pages = [p for d in docs_dirs.values() for p in sorted(Path(d).rglob("*.md"))]
     tests = sorted((Path(root) / "tests").glob("*.py"))
-    inputs = stepcache.digest(ledger.DATA.read_bytes(), *(str(p) + "\0" + p.read_text(encoding="utf-8")
-                                                           for p in pages + tests))
+    inputs = {"claims": ledger.DATA.read_bytes(), "page anchors": _anchor_table(pages),
+              "tests": stepcache.digest(*(str(p) + "\0" + p.read_text(encoding="utf-8") for p in tests))}
 
     def compute() -> str:
         try:
@@ -268,7 +277,7 @@ def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) 
             raise SiteError(f"{src_uri}: {e}") from e
         return expand(md, lang, src_uri)
 
-    return _cached("ledger", "ledger", {"lang": lang, "claims, pages and tests": inputs}, ("normref.values",), compute)
+    return _cached("ledger", "ledger", {"lang": lang, **inputs}, ("normref.values",), compute)
 
 
 def substitute(markdown: str, expansions: dict, src_uri: str) -> str:

@@ -100,3 +100,23 @@ def test_search_entries_come_from_the_cache_when_the_page_is_unchanged(cold):
                          (index_of(_page(heading="公式与推导")), "the table of contents"),
                          (index_of(_page(), extra=("glossary-2",)), "the glossary (jieba's words)")):
         assert changed.indexed == ["formulas/"], f"stale search entries after a change of {why}"
+
+
+def test_the_ledger_and_the_cards_are_rechecked_when_an_anchor_moves_not_when_prose_does(tmp_path):
+    from normsite import directives
+
+    page = tmp_path / "placement.md"
+    page.write_text("# Placement { #top }\n\nSome prose.\n\n## Gradients { #grad }\n\n[[figure: placement_init]]\n",
+                    encoding="utf-8")
+
+    def table():
+        import os
+
+        os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 1_000_000))  # a new mtime, as an edit
+        return directives._anchor_table([page])
+
+    before = table()
+    page.write_text(page.read_text(encoding="utf-8").replace("Some prose.", "Other prose."), encoding="utf-8")
+    assert table() == before
+    page.write_text(page.read_text(encoding="utf-8").replace("{ #grad }", "{ #gradients }"), encoding="utf-8")
+    assert table() != before and "gradients" in table()
