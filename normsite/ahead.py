@@ -43,6 +43,8 @@ class Ahead:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     requeued: int = 0
+    directives: dict = field(default_factory=dict)  # {kind: [computed, cached]} by the pool's directive tasks
+    directive_tasks: dict = field(default_factory=dict)  # {kind: how many top-level tasks the pool ran}
     why: list = field(default_factory=list)  # "kind/name: why it is computed", one per miss (normref.cache.why)
 
 
@@ -70,11 +72,14 @@ def _run_snippet(name: str) -> bool:
     return snippets.run(name)[1]
 
 
-def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool = True) -> Ahead:
+def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool = True,
+        directive_jobs: list[tuple] = ()) -> Ahead:
     """Draw the referenced figures of every language in ``dirs``, run every referenced snippet and
     execute the ``notebooks`` (source paths; normsite.nbexec), the cache's misses in parallel. An
     unknown figure raises SiteError naming its pages; a failing snippet or notebook cell raises
-    SiteError naming it. ``draw`` False: no figures (their directives become captions)."""
+    SiteError naming it. ``draw`` False: no figures (their directives become captions). ``directive_jobs``:
+    (kind, name, lang, page, keyword arguments) of directives to expand (normsite.directives.POOLED), the
+    missing ones on the pool too (normsite.directives.expand_task)."""
     jobs, snips = [], []
     if dirs and draw:
         from normref import figures  # its registry; no matplotlib (that comes with a render, in the pool)
@@ -105,18 +110,29 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
             out.snippets_cached += 1
     nb_missing = [str(src) for src in dict.fromkeys(notebooks) if _missing(nbexec.step_of(src), out)]
     out.notebooks_cached = len(dict.fromkeys(notebooks)) - len(nb_missing)
-    if not fig_missing and not snip_missing and not nb_missing:
+    dir_missing = []
+    for kind, name, lang, src, kw in directive_jobs:
+        step = directives.step_of_directive(kind, name, lang, src, **kw)
+        if step is not None and _missing(step, out):
+            dir_missing.append((kind, name, lang, src, kw))
+    if not fig_missing and not snip_missing and not nb_missing and not dir_missing:
         return out
     # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
     # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
     from normref import pool  # the fork server, on a miss only: a warm build starts none
 
     order = figures.schedule(fig_missing) if fig_missing else []
-    tasks = ([(figures.render_task, *j) for j in order] + [(nbexec.execute, n) for n in nb_missing]
-             + [(_run_snippet, n) for n in snip_missing])
+    tasks = ([(figures.render_task, *j) for j in order] + [(directives.expand_task, *j) for j in dir_missing]
+             + [(nbexec.execute, n) for n in nb_missing] + [(_run_snippet, n) for n in snip_missing])
     results = pool.run(tasks)
     for task, was_hit in zip(tasks, results):
-        if task[0] is _run_snippet:
+        if task[0] is directives.expand_task:
+            out.directive_tasks[task[1]] = out.directive_tasks.get(task[1], 0) + 1
+            for kind, (done, hit) in was_hit.items():
+                c = out.directives.setdefault(kind, [0, 0])
+                c[0] += done
+                c[1] += hit
+        elif task[0] is _run_snippet:
             if not was_hit:
                 out.snippets_run.add(task[1])
         elif task[0] is nbexec.execute:

@@ -32,6 +32,7 @@ process computed and found cached (prepare's summary line).
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import html
@@ -57,7 +58,7 @@ PREPARED = re.compile(r"\[\[(?P<kind>" + "|".join(sorted(KINDS, key=len, reverse
 COUNTS: dict[str, list[int]] = {}
 
 __all__ = ["DIRECTIVE", "KINDS", "PREPARED", "COUNTS", "referenced", "figure_md", "table_md", "expand",
-           "expand_one", "substitute", "count"]
+           "expand_one", "substitute", "count", "POOLED", "step_of_directive", "expand_task"]
 
 
 def count(kind: str, hit: bool, n: int = 1) -> None:
@@ -137,15 +138,58 @@ def _digest_of(path: str, size: int, mtime_ns: int) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+class _Probed(Exception):
+    """Raised by :func:`_cached` in :func:`step_of_directive`'s probe: the step, found without computing it."""
+
+    def __init__(self, step: cache.Step):
+        self.step = step
+
+
+_PROBE = contextvars.ContextVar("normsite.directives.probe", default=False)
+
+
 def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callable[[], str]) -> str:
     """The expansion of one directive for one language, through the one cache recipe (normref.cache.step_of):
     its parameters, normref's data files, normsite's code and the import closure of ``modules``."""
     s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=modules,
                       inputs={**{k: str(v) for k, v in params.items()}, "normref data files": _data_files(),
                               **stepcache.site_files()})
+    if _PROBE.get():
+        raise _Probed(s)
     value, hit = cache.step(s, compute, lambda v: json.dumps(v).encode(), json.loads)
     count(kind, hit)
     return value
+
+
+# The directives whose expansion computes normref results (values, tables, widget data, the ledger, the card bank,
+# the quiz): the prepare pass hands the missing ones to the pool (normsite.ahead), beside the figures.
+POOLED = ("value", "table", "data", "ledger", "practice", "quiz")
+
+
+def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, **kw) -> cache.Step | None:
+    """The cache step of one directive's expansion (:func:`expand_one`'s arguments), found without computing
+    it; None for a kind that is not cached (or an error, which the page loop then reports)."""
+    if kind not in POOLED:
+        return None
+    token = _PROBE.set(True)
+    try:
+        expand_one(kind, name, lang, src_uri, **kw)
+    except _Probed as p:
+        return p.step
+    except SiteError:
+        return None
+    finally:
+        _PROBE.reset(token)
+    return None
+
+
+def expand_task(kind: str, name: str | None, lang: str, src_uri: str, kw: dict) -> dict[str, list[int]]:
+    """A pool task: expand one directive into the cache; what it computed and found cached, by kind (the
+    directives it expands inside, such as the ledger's values, included), as :data:`COUNTS` counts."""
+    before = {k: list(v) for k, v in COUNTS.items()}
+    expand_one(kind, name, lang, src_uri, **kw)
+    return {k: [v[0] - before.get(k, [0, 0])[0], v[1] - before.get(k, [0, 0])[1]] for k, v in COUNTS.items()
+            if v != before.get(k)}
 
 
 def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,

@@ -94,7 +94,8 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
     directives.COUNTS.clear()
     # Every notebook of every language, executed (normsite.nbexec) on the same pool as the figures
     nbs = {lang: sorted((docs / "notebooks").glob("*.py")) if generated else [] for lang, docs in dirs.items()}
-    done = ahead.run(dirs, [str(f) for fs in nbs.values() for f in fs], draw=generated)
+    done = ahead.run(dirs, [str(f) for fs in nbs.values() for f in fs], draw=generated,
+                     directive_jobs=_pooled_jobs(dirs, generated, root))
     out: dict = {"langs": {}, "generated": generated}
     for lang, docs in dirs.items():
         files: dict[str, str] = {}
@@ -138,6 +139,10 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
                               "stats": {"fig_miss": drawn, "fig_hit": len(files) - drawn,
                                         "snip_miss": snip_run, "snip_hit": len(snips) - snip_run,
                                         "nb_miss": nb_run, "nb_hit": len(executed) - nb_run}}
+    for kind, (computed, cached) in done.directives.items():  # what the pool expanded, then read back here
+        c = directives.COUNTS.setdefault(kind, [0, 0])
+        c[0] += computed
+        c[1] += cached - done.directive_tasks.get(kind, 0)
     deck = _anki_deck(dirs, generated, roots)
     for lang, docs in dirs.items():
         if deck is not None and (docs / deck[2]).is_file():  # beside the language's practice page
@@ -154,8 +159,26 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
     out["summary"] = (f"normref prepare [{', '.join(dirs)}]: computed {computed} of {asked} ("
                       + ", ".join(f"{k} {c} of {c + h}" for k, (c, h) in counts.items())
                       + f"); {errors} directive errors; {time.perf_counter() - t0:.1f} s"
-                      + (f"; {done.workers} workers, {done.cpu_s:.1f} s CPU" if done.workers else ""))
+                      + (f"; {done.workers} workers, {done.cpu_s:.1f} s CPU, {done.wall_s:.1f} s wall" if done.workers else ""))
     return out
+
+
+def _pooled_jobs(dirs: Mapping[str, Path], generated: bool, root: Path) -> list[tuple]:
+    """(kind, name, lang, page, keyword arguments) of each directive whose expansion computes normref results
+    (normsite.directives.POOLED), once per language: the pool expands the missing ones beside the figures."""
+    from . import cjk, directives
+
+    jobs: dict[tuple, tuple] = {}
+    for lang, docs in dirs.items():
+        kw = {"generated": generated, "root": root, "docs_dirs": {c: docs.parent / c for c in LANGS}}
+        for md in sorted(docs.rglob("*.md")):
+            text = md.read_text(encoding="utf-8")
+            text = cjk.join_soft_breaks(text) if lang == "zh" else text
+            for m in directives.PREPARED.finditer(text):
+                if m.group("kind") in directives.POOLED:
+                    jobs.setdefault((m.group("kind"), m.group("name"), lang),
+                                    (m.group("kind"), m.group("name"), lang, _page_uri(md, docs), kw))
+    return list(jobs.values())
 
 
 def why_lines(why: list[str], most: int = WHY_SHOWN) -> list[str]:

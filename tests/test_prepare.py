@@ -202,3 +202,23 @@ def test_serve_shows_a_value_module_edit_without_a_restart(tmp_path, site_build)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_the_pool_expands_the_missing_values_and_the_counts_say_so(tmp_path, monkeypatch):
+    """A cold pass hands the value and table directives to the pool (normsite.directives.expand_task) beside the
+    figures: the counts say they were computed (not found cached), and the expansions equal the in-process ones;
+    a warm pass hands the pool nothing."""
+    from normref import values
+
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    page = PAGE.replace("worked.table", next(iter(values.table_names())))
+    docs = _docs(tmp_path, {"a.md": page, "b.md": "Again [[value: worked.x]].\n"})
+    cold = prepare.prepare({"en": docs}, generated=False)
+    assert cold["counts"]["table"] == [1, 0], cold["counts"]
+    assert "workers" in cold["summary"], "the values were not expanded on the pool"
+    assert cold["counts"]["value"] == [2, 0]  # two distinct values on the two pages, each asked once per language
+    assert any(w.startswith("directives/value:worked.x[en]: new") for w in cold["why"])
+    warm = prepare.prepare({"en": docs}, generated=False)
+    assert warm["counts"]["value"] == [0, 2] and warm["counts"]["table"] == [0, 1] and warm["why"] == []
+    assert warm["langs"]["en"]["pages"] == cold["langs"]["en"]["pages"]
+    assert "workers" not in warm["summary"], "a warm pass started the pool"
