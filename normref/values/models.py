@@ -6,6 +6,7 @@ measurement per model and prompt); nothing is typed in.
 
 from __future__ import annotations
 
+from .. import cache
 from . import Column, Table, count, fmt, register, register_tables
 from ..experiments.models import PROMPTS, run, summary
 from ..models.measurement import layer_rows
@@ -104,6 +105,7 @@ def _disk_wheels() -> str:
     return f"{round(total / 1e7) * 10}"
 
 
+@cache.memo  # reading the GGUF's tensor table costs ~5 s; the zh and en values ask for it in two processes
 def _disk_float32() -> str:
     """MB of SmolLM2's weights converted to float32 (what normref caches, llama.load_gguf_cached), to the nearest 10."""
     import gguf
