@@ -187,9 +187,13 @@ def expand_task(kind: str, name: str | None, lang: str, src_uri: str, kw: dict) 
     """A pool task: expand one directive into the cache; what it computed and found cached, by kind (the
     directives it expands inside, such as the ledger's values, included), as :data:`COUNTS` counts."""
     before = {k: list(v) for k, v in COUNTS.items()}
-    expand_one(kind, name, lang, src_uri, **kw)
-    return {k: [v[0] - before.get(k, [0, 0])[0], v[1] - before.get(k, [0, 0])[1]] for k, v in COUNTS.items()
-            if v != before.get(k)}
+    try:
+        expand_one(kind, name, lang, src_uri, **kw)
+        return {k: [v[0] - before.get(k, [0, 0])[0], v[1] - before.get(k, [0, 0])[1]] for k, v in COUNTS.items()
+                if v != before.get(k)}
+    finally:  # the caller counts from what it returns (a pool of one runs the task in the caller's process)
+        COUNTS.clear()
+        COUNTS.update(before)
 
 
 def expand(markdown: str, lang: str, src_uri: str, *, generated: bool = True,

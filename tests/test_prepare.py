@@ -222,3 +222,8 @@ def test_the_pool_expands_the_missing_values_and_the_counts_say_so(tmp_path, mon
     assert warm["counts"]["value"] == [0, 2] and warm["counts"]["table"] == [0, 1] and warm["why"] == []
     assert warm["langs"]["en"]["pages"] == cold["langs"]["en"]["pages"]
     assert "workers" not in warm["summary"], "a warm pass started the pool"
+    # A pool of one (one task, NORMREF_WORKERS=1) runs the task in this process: counted once all the same.
+    monkeypatch.setenv("NORMREF_WORKERS", "1")
+    (docs / "c.md").write_text("[[value: worked.y]]\n", encoding="utf-8")
+    one = prepare.prepare({"en": docs}, generated=False)
+    assert one["counts"]["value"] == [1, 2], one["counts"]
