@@ -460,11 +460,12 @@ def test_glossary_filter_keeps_anchors_working(clean_tab, served, lang):
     link.focus()
     page.keyboard.press("Enter")  # keyboard alone
     page.wait_for_function("(id) => location.hash === '#' + id", arg=dst)
-    # Material may handle the click itself (instant navigation): wait for the page to settle.
-    page.wait_for_function("(n) => [...document.querySelectorAll('article h3.nr-gloss-term')]"
-                           ".filter(h => !h.hidden && h.offsetParent !== null).length === n", arg=len(data))
-    assert dst in _visible_terms(page)
-    assert len(_visible_terms(page)) == len(data)
+    # Every entry shown, the target among them, in one evaluation that is waited for. Material may handle the
+    # click itself (instant navigation). CI once saw the count settle, then a separate read a moment later
+    # found no entry visible: reading twice let the page change in between.
+    page.wait_for_function("([id, n]) => { const v = [...document.querySelectorAll('article h3.nr-gloss-term')]"
+                           ".filter(h => !h.hidden && h.offsetParent !== null);"
+                           " return v.length === n && v.some(h => h.id === id); }", arg=[dst, len(data)])
     assert page.locator(f"{_sel('glossary-filter')} input").input_value() == ""
     page.wait_for_function("(id) => { const r = document.getElementById(id).getBoundingClientRect();"
                            " return r.top >= 0 && r.top < innerHeight; }", arg=dst)
