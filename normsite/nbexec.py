@@ -29,6 +29,7 @@ any other process.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from normref import cache
@@ -87,6 +88,7 @@ def _run(source: Path) -> str:
     import nbformat
     from nbclient.exceptions import CellExecutionError
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+    from traitlets.config import Config
 
     from . import colab
 
@@ -96,14 +98,19 @@ def _run(source: Path) -> str:
     kernel = (nb.metadata.get("kernelspec") or {}).get("name") or "python3"
     env = dict(os.environ, NORMREF_SITE_BUILD="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    client = nbclient.NotebookClient(nb, kernel_name=kernel, timeout=TIMEOUT_S, allow_errors=False,
-                                     record_timing=False, resources={"metadata": {"path": str(source.parent)}})
-    try:
-        client.execute(env=env)
-    except CellExecutionError as e:
-        raise SiteError(colab.describe_failure(_name(source), source, str(e))) from None
-    except Exception as e:  # a kernel that dies or a cell that times out: still name the notebook
-        raise SiteError(f"notebook {_name(source)} could not be executed: {type(e).__name__}: {e}") from None
+    # The kernel talks over Unix sockets in a private folder (jupyter_client's ipc transport), not TCP ports
+    # on 127.0.0.1: no port to race for, and ipykernel's "running over TCP without encryption" warning
+    # (one per notebook) stays out of the build's output.
+    with tempfile.TemporaryDirectory(prefix="normref-kernel-") as sockets:
+        ipc = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")}})
+        client = nbclient.NotebookClient(nb, kernel_name=kernel, timeout=TIMEOUT_S, allow_errors=False, config=ipc,
+                                         record_timing=False, resources={"metadata": {"path": str(source.parent)}})
+        try:
+            client.execute(env=env)
+        except CellExecutionError as e:
+            raise SiteError(colab.describe_failure(_name(source), source, str(e))) from None
+        except Exception as e:  # a kernel that dies or a cell that times out: still name the notebook
+            raise SiteError(f"notebook {_name(source)} could not be executed: {type(e).__name__}: {e}") from None
     nb, _ = CoalesceStreamsPreprocessor(enabled=True).preprocess(nb, {})
     return nbformat.writes(nb) + "\n"
 

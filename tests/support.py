@@ -115,6 +115,17 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser that drops a response it no longer wants (a navigation away, a lazy image off screen)
+        # closes its socket mid-write: not an error of the site. Anything else is printed as before.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class StaticServer:
     """A folder served on 127.0.0.1 by a threaded http.server.
 
@@ -124,9 +135,7 @@ class StaticServer:
 
     def __init__(self, root: Path, port: int = 0):
         self.root = Path(root)
-        self._httpd = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(self.root)))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(self.root)))
         self.port = self._httpd.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}/"
         self._thread = None
@@ -333,9 +342,9 @@ def open_tab(browser, served: Served):
         ctx.close()
 
 
-def axe_violations(page, context: str | None = None) -> list[str]:
-    """axe-core's serious and critical findings on the page (or inside the `context` selector),
-    one line each. axe is the copy bundled in the axe-playwright-python wheel (no CDN)."""
+def axe_violations(page, context: str | dict | None = None) -> list[str]:
+    """axe-core's serious and critical findings on the page (or inside the `context`: a selector, or
+    axe's include/exclude mapping), one line each. axe is the copy bundled in the axe-playwright-python wheel (no CDN)."""
     from axe_playwright_python.sync_playwright import Axe
 
     kw = {"context": context} if context else {}

@@ -116,13 +116,30 @@ def _differences(a: Path, b: Path) -> list[str]:
     return sorted(set(out))
 
 
+# What the cold build below shares with the session's cache: the experiments' results (normref's memos,
+# kind "data"), the converted model weights ("models") and the locks that let two processes compute one
+# of them once. These are measurements, not the bytes that ship: seeded, run on one torch thread
+# (normref.experiments.one_thread), and checked by each experiment's own tests (test_layer_drop.py,
+# test_moe.py, test_models.py, ...). So this test does not catch an experiment that gives other numbers
+# on a second run; it catches everything that turns the numbers into the site, which is all redone:
+# figures, snippet runs, notebook executions, value and table expansions, page steps, the print
+# edition, the wheel. Sharing them saves each CI run one computation of every experiment (the two
+# builds start from nothing side by side there).
+SHARED_WITH_THE_SESSION = ("data", "models", "locks")
+
+
 def test_two_clean_builds_are_byte_identical(request, site_builder, site_url, tmp_path):
-    """A cold build (own empty caches: figures, snippets, experiments and executed
-    notebooks all redone) gives the same bytes as the session's build, which
-    may have come from a warm cache. So the output is reproducible and the
-    cache never changes what ships."""
-    cold = tmp_path / "cold"
-    proc = site_builder(cold, site_url=site_url, env_extra={"NORMREF_CACHE": str(tmp_path / "cache")})
+    """A cold build (own empty caches: every figure, snippet, notebook and page step redone; the
+    experiments' results shared, see SHARED_WITH_THE_SESSION) gives the same bytes as the session's
+    build, which may have come from a warm cache. So the output is reproducible and the cache never
+    changes what ships."""
+    cold, cache = tmp_path / "cold", tmp_path / "cache"
+    session = Path(os.environ["NORMREF_CACHE"])  # the session's (tests/conftest.py)
+    cache.mkdir()
+    for kind in SHARED_WITH_THE_SESSION:
+        (session / kind).mkdir(parents=True, exist_ok=True)
+        (cache / kind).symlink_to(session / kind, target_is_directory=True)
+    proc = site_builder(cold, site_url=site_url, env_extra={"NORMREF_CACHE": str(cache)})
     # The session's site only now: under pytest-xdist (make test) the other worker builds it meanwhile.
     site = request.getfixturevalue("site")
     # The prepare pass (a fresh process the Chinese build starts) draws every figure variant of both
