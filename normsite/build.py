@@ -124,10 +124,7 @@ class Site:
         jieba's dictionary costs half a second per build, and a warm build reads every page's search
         entries from the cache (normsite.searchcache) without segmenting anything."""
         if not self._jieba_taught:
-            import jieba
-
-            for word in self.jieba_words():
-                jieba.add_word(word)
+            site_glossary.taught(self.jieba_words())
             self._jieba_taught = True
 
     def jieba_words(self) -> tuple[str, ...]:

@@ -358,18 +358,33 @@ class SearchCase:
         return f"{GLOSSARY_PAGE[:-3]}/#{self.term}"
 
 
-@functools.lru_cache(maxsize=1)
-def segmenter():
-    """A jieba tokenizer set up like the site build's (same added words), for tests and tools."""
+def taught(parts: tuple[str, ...]):
+    """jieba's default tokenizer, the one Material's search segments Chinese with, taught ``parts``.
+
+    The search and the term links (:func:`segmenter`) share it: loading jieba's dictionary costs about
+    a second per tokenizer. It is taught once per process, since add_word also moves the tokenizer's
+    total frequency (teaching it twice would segment differently from a fresh build); under `mkdocs
+    serve` the jieba module outlives the site layer's rebuilds, so a rebuild pays nothing. When the
+    words change (a glossary edit) it starts again from a fresh dictionary, as a fresh process would."""
     import logging
 
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
-    tok = jieba.Tokenizer()
-    for part in default().jieba_parts:
-        tok.add_word(part)
+    tok = jieba.dt
+    parts = tuple(parts)
+    if getattr(tok, "normsite_parts", None) != parts:
+        if getattr(tok, "normsite_parts", None) is not None:
+            tok.__init__()  # jieba.Tokenizer's own reset: the default dictionary, nothing added, not loaded
+        for part in parts:
+            tok.add_word(part)
+        tok.normsite_parts = parts
     return tok
+
+
+def segmenter():
+    """jieba's tokenizer set up as the site build's (the glossary's word parts added): :func:`taught`."""
+    return taught(default().jieba_parts)
 
 
 def subwords(term: Term, tokenizer=None) -> list[str]:

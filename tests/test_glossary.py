@@ -484,3 +484,30 @@ def test_materials_own_search_worker_finds_every_entry(site):
             elif c.kind.endswith("name") and group.index(c.anchor) >= NAME_RANK_MAX:
                 failures.append(f"{lang}: {c.kind} {c.query!r} ranks {c.anchor} at {group.index(c.anchor) + 1}: {group[:6]}")
     assert not failures, "\n".join(failures)
+
+
+def test_jieba_is_taught_once_per_process_and_afresh_when_the_words_change():
+    """The search and the term links share jieba's tokenizer (one dictionary load). Teaching it twice
+    would move its total frequency (add_word adds to it), so a `mkdocs serve` rebuild would segment
+    differently from a fresh build: it is taught once, and from a fresh dictionary when the words change."""
+    import jieba
+
+    def fresh(parts):
+        tok = jieba.Tokenizer()
+        for p in parts:
+            tok.add_word(p)
+        return tok
+
+    parts = gl.default().jieba_parts
+    tok = sg.segmenter()
+    total = tok.total
+    assert sg.segmenter() is tok is jieba.dt and tok.total == total, "taught a second time"
+    assert tok.total == fresh(parts).total
+    more = tuple(parts) + ("逐词元归一化",)
+    try:
+        changed = sg.taught(more)
+        assert changed is jieba.dt and changed.total == fresh(more).total
+        assert "逐词元归一化" in changed.lcut("先做逐词元归一化再相加")
+    finally:
+        back = sg.segmenter()
+    assert back.total == total and "逐词元归一化" not in back.FREQ
