@@ -14,9 +14,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import logging
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,6 +46,34 @@ def build_english(site_dir: Path, root: Path = ROOT) -> subprocess.CompletedProc
     """`mkdocs build -f mkdocs.en.yml -d SITE_DIR` in a fresh process (its log in stderr)."""
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(root / "mkdocs.en.yml"), "-d", str(site_dir)],
                           cwd=root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+
+
+class EnglishSite:
+    """The English site under a running `mkdocs serve` of the Chinese config (hooks/serve_en.py).
+
+    :meth:`after_build` is called after each Chinese (re)build: it rebuilds English into a folder of
+    its own when its inputs changed (:func:`fingerprint`), then copies it into the served folder's en/,
+    which the Chinese rebuild wiped. A failed English build is logged; Chinese goes on being served."""
+
+    def __init__(self):
+        self.folder: Path | None = None
+        self.built_from: tuple | None = None
+
+    def after_build(self, site_dir: str | Path) -> None:
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="normref-serve-en-"))
+        if (fp := fingerprint()) != self.built_from:
+            proc = build_english(self.folder)
+            if proc.returncode != 0:  # keep serving Chinese; the English error is in the log
+                logging.getLogger("mkdocs.hooks.serve_en").error("English build failed:\n%s", proc.stderr[-4000:])
+                return
+            self.built_from = fp
+        shutil.copytree(self.folder, Path(site_dir) / "en", dirs_exist_ok=True)
+
+    def close(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 @contextlib.contextmanager
