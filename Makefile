@@ -22,10 +22,10 @@ $(STAMP): requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
-# Chinese first: its build cleans site/, English then lands in site/en/.
+# Both languages side by side (normsite.sitebuild): the Chinese build runs the prepare pass, the English
+# one waits for its manifest, then each renders its pages; Chinese at site/, English at site/en/.
 build: $(STAMP)
-	$(PY) -m mkdocs build --strict -f mkdocs.yml
-	$(PY) -m mkdocs build --strict -f mkdocs.en.yml
+	$(PY) -m normsite.sitebuild
 
 serve: $(STAMP)
 	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)

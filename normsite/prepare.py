@@ -226,12 +226,29 @@ def _write(path: Path, manifest: dict) -> None:
 # ---------------------------------------------------------------- the build's side (the MkDocs process)
 
 
+# How long a build waits for the manifest of the pass another build runs (normsite.sitebuild): a cold
+# pass takes minutes on two cores; this only stops a build whose partner died without being stopped.
+WAIT_S = 3600
+
+
+def _wait_for(path: Path, after_ns: int) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not (path.is_file() and path.stat().st_mtime_ns >= after_ns):
+        if time.monotonic() > deadline:
+            raise SiteError(f"no prepare pass wrote {path} within {WAIT_S} s (NORMREF_PREPARE_AFTER is set: "
+                            "the Chinese build started beside this one should have)")
+        time.sleep(0.05)
+
+
 def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True,
            roots: Mapping[str, str] | None = None) -> dict:
     """The manifest for ``dirs``: from a fresh ``python -m normsite.prepare`` process, or (``run`` False)
     the one already written for the same inputs when there is one. Its "log" is the line to print. A failed
     pass raises SiteError with the end of its output."""
     path = manifest_path(fingerprint(dirs, generated, roots=roots))
+    after = os.environ.get("NORMREF_PREPARE_AFTER", "")
+    if not run and after:  # normsite.sitebuild: the Chinese build beside this one writes it (a fresh pass)
+        _wait_for(path, int(after))
     if not run and path.is_file():
         manifest = json.loads(path.read_text(encoding="utf-8"))
         return dict(manifest, ran=False, log=f"normref prepare: inputs unchanged, reused {path.name}")

@@ -68,6 +68,12 @@ def build_site(out: Path, site_url: str | None = None, env_extra: dict | None = 
     bad = set(langs) - set(LANGS)
     if bad:
         raise ValueError(f"langs must be drawn from {LANGS}, got {langs!r}")
+    if set(langs) == set(LANGS):  # as `make build` does: both side by side (normsite.sitebuild)
+        p = subprocess.run([sys.executable, "-m", "normsite.sitebuild", "--out", str(out)],
+                           cwd=ROOT, env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise AssertionError(f"python -m normsite.sitebuild failed:\n{p.stderr[-4000:]}")
+        return subprocess.CompletedProcess(args=p.args, returncode=0, stdout="", stderr=p.stderr)
     builds = {"zh": ("mkdocs.yml", out), "en": ("mkdocs.en.yml", out / "en")}
     for cfg, dest in (builds[lang] for lang in LANGS if lang in langs):
         p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", cfg, "-d", str(dest)],

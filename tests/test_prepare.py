@@ -108,6 +108,40 @@ def test_the_english_build_reuses_the_manifest_until_an_input_changes(tmp_path):
     assert edited["ran"] and set(edited["langs"]["en"]["pages"]["a.md"]) == {"[[value: worked.rms]]"}
 
 
+def test_a_build_beside_the_pass_waits_for_a_manifest_written_after_it_started(tmp_path, monkeypatch):
+    """obtain(run=False) under normsite.sitebuild (NORMREF_PREPARE_AFTER): a manifest a past build left is
+    not taken; the one the Chinese build's pass writes after the start is; none in time is a SiteError."""
+    import threading
+
+    docs = _docs(tmp_path, {"a.md": "[[value: worked.x]]\n"})
+    old = prepare.obtain({"en": docs}, generated=False, run=True)  # a past build's manifest, same inputs
+    assert old["ran"]
+    monkeypatch.setenv("NORMREF_PREPARE_AFTER", str(time.time_ns()))
+    writer = threading.Timer(1.0, prepare.obtain, args=({"en": docs},), kwargs={"generated": False, "run": True})
+    t0 = time.monotonic()
+    writer.start()
+    got = prepare.obtain({"en": docs}, generated=False, run=False)
+    writer.join()
+    assert time.monotonic() - t0 >= 1.0 and not got["ran"] and got["langs"] == old["langs"]
+    monkeypatch.setenv("NORMREF_PREPARE_AFTER", str(time.time_ns() + 10**12))  # no pass will write it
+    monkeypatch.setattr(prepare, "WAIT_S", 0.3)
+    with pytest.raises(SiteError, match="no prepare pass wrote .* within 0.3 s"):
+        prepare.obtain({"en": docs}, generated=False, run=False)
+
+
+def test_the_side_by_side_build_stops_the_other_build_and_names_the_failing_config(tmp_path, monkeypatch):
+    """normsite.sitebuild: when the Chinese build fails (here, its config is missing), the English build,
+    waiting for a manifest that will never come, is stopped at once, and the error names the config."""
+    from normsite import sitebuild
+
+    monkeypatch.setattr(sitebuild, "CONFIGS", {"zh": "no-such-mkdocs.yml", "en": "mkdocs.en.yml"})
+    t0 = time.monotonic()
+    with pytest.raises(SiteError, match=r"mkdocs build -f no-such-mkdocs\.yml failed"):
+        sitebuild.build(tmp_path / "site")
+    assert time.monotonic() - t0 < 60
+    assert not list(tmp_path.glob(".site-en-*")), "the English build's folder was left behind"
+
+
 def test_a_failing_pass_fails_the_build_with_its_message(tmp_path):
     docs = _docs(tmp_path, {"a.md": "[[figure: nope]]\n"})
     with pytest.raises(SiteError, match=r"(?s)normsite.prepare failed.*unknown figure 'nope' referenced in a\.md"):

@@ -182,13 +182,13 @@ def build(tree: Path, out: Path, extra_env: dict | None = None, lines: list | No
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NORMREF_CACHE=str(tree / ".cache" / "normref"), **(extra_env or {}))
     env.pop("PYTHONPATH", None)
     t0 = time.perf_counter()
-    for cfg, dest in (("mkdocs.yml", out), ("mkdocs.en.yml", out / "en")):
-        p = subprocess.run([PY, "-m", "mkdocs", "build", "--strict", "-f", cfg, "-d", str(dest)], cwd=tree,
-                           env=env, capture_output=True, text=True)
-        if p.returncode:
-            raise SystemExit(f"build of {cfg} failed:\n{p.stderr[-3000:]}")
-        if lines is not None:
-            lines += REPORT.findall(p.stderr + p.stdout)
+    # What `make build` runs: both languages side by side (normsite.sitebuild)
+    p = subprocess.run([PY, "-m", "normsite.sitebuild", "--out", str(out)], cwd=tree, env=env,
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"build failed:\n{p.stderr[-3000:]}")
+    if lines is not None:
+        lines += REPORT.findall(p.stderr + p.stdout)
     return time.perf_counter() - t0
 
 
