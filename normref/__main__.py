@@ -84,9 +84,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     sp = subparsers[args.command]
     try:
-        from . import pool
+        from .cores import workers
 
-        pool.workers()  # NORMREF_WORKERS, if set, must be a positive integer
+        workers()  # NORMREF_WORKERS, if set, must be a positive integer
     except ValueError as e:
         sp.exit(2, f"{sp.prog}: error: {e}\n")
     try:

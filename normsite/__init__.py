@@ -8,9 +8,17 @@ MkDocs; ``hooks/*.py`` are thin adapters that call it.
 The arrows point one way: ``normsite`` imports ``normref``; ``normref`` never
 imports ``normsite`` (a test enforces this). ``normsite`` is not part of the
 normref wheel that readers install.
+
+Importing it installs the build's per-entry locks as the guard of normref's cache
+(:mod:`normsite.locks`): every process of a build (the prepare pass, the workers of
+its pool, the MkDocs builds) computes a missing result once between them.
 """
 
 from normref.bilingual import LANGS  # noqa: E402  (the one definition: normref.bilingual)
+
+from . import locks as _locks
+
+_locks.install()
 
 
 class SiteError(Exception):

@@ -7,9 +7,9 @@ the prepare pass (:mod:`normsite.prepare`, a fresh process the Chinese build sta
 asks :func:`run` for everything both languages' pages will need: every
 referenced figure in both languages and themes, every snippet's output and every
 executed notebook (:mod:`normsite.nbexec`). The
-misses go to a pool of processes, one per core (:mod:`normref.pool`, torch on
+misses go to a pool of processes, one per core (:mod:`normsite.pool`, torch on
 one thread each; a cached experiment two figures need is computed once, see
-:func:`normref.cache.locked`); what is already cached costs one file check.
+:func:`normsite.locks.locked`); what is already cached costs one file check.
 The page loops of both builds then find everything in the cache.
 
 The results are the same bytes a serial build makes: each figure is drawn by
@@ -119,7 +119,7 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
         return out
     # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
     # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
-    from normref import pool  # the fork server, on a miss only: a warm build starts none
+    from . import pool  # the fork server, on a miss only: a warm build starts none
 
     order = figures.schedule(fig_missing) if fig_missing else []
     tasks = ([(figures.render_task, *j) for j in order] + [(directives.expand_task, *j) for j in dir_missing]

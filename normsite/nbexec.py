@@ -118,7 +118,7 @@ def _run(source: Path) -> str:
 def execute(source: str | Path) -> bool:
     """Execute the notebook at ``source`` into the cache unless it is there; True if it was there already.
     A failing cell raises SiteError naming the notebook, the code cell and the line. Another process
-    executing the same notebook is waited for (or, in a pool worker, the task is requeued: cache.locked)."""
+    executing the same notebook is waited for (or, in a pool worker, the task is requeued: normsite.locks)."""
     source = Path(source)
     if not source.is_file():
         raise SiteError(f"notebook {source} not found")

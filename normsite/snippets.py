@@ -53,7 +53,7 @@ def run(name: str) -> tuple[str, bool]:
     p, s = path(name), step_of(name)
 
     def execute() -> str:
-        # One torch thread, as the build's pool runs everything (normref.pool): two snippets at once
+        # One torch thread, as the build's pool runs everything (normsite.pool): two snippets at once
         # on two cores then do not fight over them, and the output does not depend on the core count.
         env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
         try:

@@ -1,8 +1,9 @@
-"""The build's parallel work: normref.pool and the cache's per-entry locks.
+"""The build's parallel work: normsite.pool, normsite.locks (the cache's per-entry locks in a build), and
+normref's own parallel drawing (``python -m normref figures --jobs N``).
 
-A figure drawn by a pool worker must be the same bytes as one drawn serially (the
-reproducibility test compares whole builds; this compares the two ways of drawing),
-and a missing cache entry that two processes want at once must be computed once.
+A figure drawn in another process must be the same bytes as one drawn serially (the
+reproducibility test compares whole builds; this compares the ways of drawing),
+and a missing cache entry that two processes of a build want at once must be computed once.
 """
 
 from __future__ import annotations
@@ -14,25 +15,32 @@ import time
 import pytest
 
 from support import ROOT
-from normref import cache, figures, pool
+from normref import cache, cores, figures
+from normsite import locks, pool
 
 # Two figures that need no model and no training run: cheap, and each from a different module.
 CHEAP = ("scale_invariance", "softmax_saturation")
 
 
-def test_pool_draws_the_same_svg_bytes_as_a_serial_run(tmp_path, monkeypatch):
+def test_parallel_draws_the_same_svg_bytes_as_a_serial_run(tmp_path, monkeypatch):
+    """normref's render_many on 1 and 2 processes (a plain process pool) and the build's pool all draw the
+    same bytes, each from a cold cache."""
     jobs = [(name, lang, theme) for name in CHEAP for lang in ("zh", "en") for theme in figures.THEMES]
     drawn = {}
     for n in (1, 2):
         monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / f"cache-{n}"))  # each starts cold
         out = figures.render_many(jobs, n_workers=n)
-        assert [hit for _, hit in out] == [False] * len(jobs), f"{n} workers: every variant is drawn"
-        assert pool.LAST["workers"] == n and pool.LAST["tasks"] == len(jobs)
+        assert [hit for _, hit in out] == [False] * len(jobs), f"{n} processes: every variant is drawn"
         drawn[n] = [svg for svg, _ in out]
-    for job, serial, parallel in zip(jobs, drawn[1], drawn[2]):
-        assert serial.startswith(b"<?xml") and serial == parallel, f"{job}: SVG bytes differ between 1 and 2 workers"
     # A second call finds every variant in the cache and starts no pool.
     assert [hit for _, hit in figures.render_many(jobs, n_workers=2)] == [True] * len(jobs)
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache-pool"))
+    assert pool.run([(figures.render_task, *j) for j in jobs], n_workers=2) == [False] * len(jobs)
+    assert pool.LAST["workers"] == 2 and pool.LAST["tasks"] == len(jobs)
+    drawn["pool"] = [figures.step_of(*j).path.read_bytes() for j in jobs]
+    for job, serial, parallel, pooled in zip(jobs, drawn[1], drawn[2], drawn["pool"]):
+        assert serial.startswith(b"<?xml") and serial == parallel == pooled, \
+            f"{job}: SVG bytes differ between a serial run, 2 processes and the build's pool"
 
 
 def test_pool_returns_results_in_task_order_and_raises_a_task_error(monkeypatch):
@@ -51,22 +59,24 @@ def test_pool_returns_results_in_task_order_and_raises_a_task_error(monkeypatch)
 def test_a_bad_normref_workers_is_a_value_error_naming_it(monkeypatch, value):
     monkeypatch.setenv("NORMREF_WORKERS", value)
     with pytest.raises(ValueError, match=f"NORMREF_WORKERS must be a positive integer, got '{value}'"):
-        pool.workers()
+        cores.workers()
 
 
 def test_normref_workers_sets_the_pool_size(monkeypatch):
+    assert pool.workers is cores.workers  # one rule for normref's CLI and the build's pool
     monkeypatch.setenv("NORMREF_WORKERS", "3")
-    assert pool.workers() == 3
+    assert cores.workers() == 3
     monkeypatch.delenv("NORMREF_WORKERS")
-    assert pool.workers() >= 1
+    assert cores.workers() >= 1
 
 
-# A process that asks the cache for entry t/k; its compute() records that it ran, and (for the first
-# process) holds the entry until the test lets it go.
+# A process of a build (it imports normsite, which installs the locks) that asks the cache for entry t/k;
+# its compute() records that it ran, and (for the first process) holds the entry until the test lets it go.
 ASKER = r"""
 import sys, time
 from pathlib import Path
 from normref import cache
+import normsite.locks
 tmp, hold = Path(sys.argv[1]), sys.argv[2] == "hold"
 
 def compute():
@@ -79,7 +89,7 @@ def compute():
 
 print("asking", flush=True)
 value, hit = cache.step(cache.step_of("t", "k"), compute)
-print(value.decode(), hit, cache.STATS["waited"], flush=True)
+print(value.decode(), hit, normsite.locks.STATS["waited"], flush=True)
 """
 
 
@@ -103,9 +113,10 @@ def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypat
     try:
         _wait_for(tmp_path / "computing", "the first process to start computing")
         # Here, in a pool worker's mode, the held entry is Busy at once instead of a wait.
-        monkeypatch.setattr(cache, "WAIT_FOR_OTHERS", False)
-        with pytest.raises(cache.Busy, match="being computed by another process"):
-            with cache.locked("t", cache.step_of("t", "k").key):
+        assert cache.GUARD is locks.locked  # this process imported normsite
+        monkeypatch.setattr(locks, "WAIT_FOR_OTHERS", False)
+        with pytest.raises(locks.Busy, match="being computed by another process"):
+            with cache.guard("t", cache.step_of("t", "k").key):
                 pass
         second = start("wait")
         assert second.stdout.readline().strip() == "asking"
@@ -122,9 +133,33 @@ def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypat
     assert cache.step_of("t", "k").path.read_bytes() == b"the result"
 
 
+def _needs_the_shared_entry(tmp: str, hold_s: float) -> bool:
+    """A pool task that needs cache entry t/shared; computing it takes ``hold_s`` seconds. Was it cached?"""
+    from pathlib import Path
+
+    def compute():
+        with (Path(tmp) / "computed").open("a") as f:
+            f.write("x")
+        time.sleep(hold_s)
+        return b"shared"
+
+    return cache.step(cache.step_of("t", "shared"), compute)[1]
+
+
+def test_a_task_that_meets_a_locked_entry_is_requeued_and_the_entry_computed_once(tmp_path, monkeypatch):
+    """Two tasks of the pool need one missing entry: one computes it; the other meets its lock, goes to the
+    back of the queue (Busy, not a wait), and on its second turn waits and reads what the first stored."""
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    tasks = [(_needs_the_shared_entry, str(tmp_path), 3.0)] * 2
+    assert sorted(pool.run(tasks, n_workers=2)) == [False, True]
+    assert pool.LAST["requeued"] == 1 and pool.LAST["workers"] == 2
+    assert (tmp_path / "computed").read_text() == "x", "the entry was computed more than once"
+    assert cache.step_of("t", "shared").path.read_bytes() == b"shared"
+
+
 OWNER = r"""
 import os, sys, time
-from normref import pool
+from normsite import pool
 if __name__ == "__main__":
     pool.run([(os.getpid,), (os.getpid,), (time.sleep, 120), (time.sleep, 120)], n_workers=2,
              on_result=lambda i, r: print(r, flush=True) if i < 2 else None)

@@ -345,11 +345,24 @@ def render_task(name: str, lang: str, theme: str) -> bool:
     return render_cached(name, lang, theme)[1]
 
 
+def _one_torch_thread() -> None:
+    """A drawing worker's start: torch on one thread, as a serial run draws (:func:`render_many`)."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
-    """``[render_cached(name, lang, theme) for (name, lang, theme) in jobs]``, the misses drawn by a
-    pool of processes (normref.pool: one per core, torch on one thread each). The SVG bytes are
-    those a serial run draws."""
-    from .. import pool
+    """``[render_cached(name, lang, theme) for (name, lang, theme) in jobs]``, the misses drawn by
+    ``n_workers`` processes at once (default: normref.cores.workers, NORMREF_WORKERS or one per core;
+    1: here, in order). Each draws with torch on one thread, as a serial run does, so the SVG bytes
+    are those a serial run draws. Two workers that need the same missing experiment may both compute
+    it: normref takes no locks (a site build's pool does, and runs something else meanwhile)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..cores import workers
+    from ..experiments import one_thread
 
     jobs = [tuple(j) for j in jobs]
     for name, lang, theme in jobs:
@@ -357,10 +370,15 @@ def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
         get(name)  # an unknown name fails before any work
     steps = [step_of(*j) for j in jobs]
     missing = schedule([j for j, s in zip(jobs, steps) if not s.cached()])
-    drawn = set()
-    for j, hit in zip(missing, pool.run([(render_task, *j) for j in missing], n_workers=n_workers)):
-        if not hit:
-            drawn.add(j)
+    n = min(n_workers or workers(), len(missing))
+    if n <= 1:
+        with one_thread():
+            hits = [render_task(*j) for j in missing]
+    else:  # fresh interpreters (spawn): no thread of this process is inherited, and NORMREF_CACHE is this one's
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_one_torch_thread) as ex:
+            hits = list(ex.map(render_task, *zip(*missing)))
+    drawn = {j for j, hit in zip(missing, hits) if not hit}
     out = []
     for j, s in zip(jobs, steps):
         out.append((s.path.read_bytes(), j not in drawn))

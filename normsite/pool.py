@@ -1,4 +1,4 @@
-"""Independent work (figure renders, experiments, snippet runs) spread over the machine's cores.
+"""The build's pool: independent work (figure renders, experiments, snippets, notebooks) on every core.
 
 :func:`run` calls ``fn(*args)`` for each task in a pool of processes, one per
 core this process may use (:func:`workers`), and returns the results in task
@@ -9,16 +9,17 @@ in order, under the same one-thread setting, so a serial run computes exactly
 what a parallel one does (a figure's bytes do not depend on where it was drawn).
 
 Two tasks that need the same cached experiment do not compute it twice: the
-cache locks an entry while it is computed (:func:`normref.cache.locked`). In a
-worker a locked entry raises :class:`normref.cache.Busy` instead of waiting; the
-task goes to the back of the queue, and on its second turn it waits for the
-entry. So while one worker computes an experiment, the other draws figures that
-do not need it.
+build locks a cache entry while it is computed (:func:`normsite.locks.locked`,
+normref's cache guard in every process that imports normsite, the workers
+included). In a worker a locked entry raises :class:`normsite.locks.Busy`
+instead of waiting; the task goes to the back of the queue, and on its second
+turn it waits for the entry. So while one worker computes an experiment, the
+other draws figures that do not need it.
 
 Workers start from a fork server that has imported torch, matplotlib and the
 figures once, so a worker starts in milliseconds and no worker inherits the
 threads of the process that asked (MkDocs under ``mkdocs serve``, pytest).
-NORMREF_WORKERS=N sets the pool's size (1: no pool).
+NORMREF_WORKERS=N sets the pool's size (1: no pool; :func:`normref.cores.workers`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-from . import cache
+from normref import cache
+from normref.cores import workers
+
+from . import locks
 
 __all__ = ["workers", "run", "Task", "LAST"]
 
@@ -44,24 +48,7 @@ Task = tuple  # (fn, *args): fn a module-level function, args picklable
 LAST: dict = {}
 
 # What the fork server imports once, so that workers start with it loaded.
-PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style"]
-
-
-def workers() -> int:
-    """The pool's size: NORMREF_WORKERS if set, else the cores this process may run on."""
-    env = os.environ.get("NORMREF_WORKERS", "").strip()
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise ValueError(f"NORMREF_WORKERS must be a positive integer, got {env!r}") from None
-        if n < 1:
-            raise ValueError(f"NORMREF_WORKERS must be a positive integer, got {env!r}")
-        return n
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style", "normsite.locks"]
 
 
 def _watch(owner: int) -> None:
@@ -81,7 +68,7 @@ def _init(env: dict, cwd: str, path: list, owner: int | None = None) -> None:
     # The fork server started with the environment, folder and sys.path of the first process that
     # used it; a worker takes those of the process that asked for it (its NORMREF_CACHE above all).
     if owner is not None:
-        threading.Thread(target=_watch, args=(owner,), daemon=True, name="normref-pool-owner").start()
+        threading.Thread(target=_watch, args=(owner,), daemon=True, name="normsite-pool-owner").start()
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
@@ -89,8 +76,10 @@ def _init(env: dict, cwd: str, path: list, owner: int | None = None) -> None:
     import torch
 
     torch.set_num_threads(1)
-    cache.WAIT_FOR_OTHERS = False
-    cache.STATS.update(hit=0, miss=0, waited=0)
+    locks.install()  # done by importing normsite already; said here, since the pool depends on it
+    locks.WAIT_FOR_OTHERS = False
+    cache.STATS.update(hit=0, miss=0)
+    locks.STATS.update(waited=0)
 
 
 def _cpu() -> float:
@@ -100,19 +89,20 @@ def _cpu() -> float:
 
 
 def _call(task: Task, wait_for_others: bool):
-    """Run one task in a worker: ("ok", result, stats) or ("busy", None, stats)."""
-    cache.WAIT_FOR_OTHERS = wait_for_others
-    before = dict(cache.STATS)
+    """Run one task in a worker: ("ok", result, stats) or ("busy", None, stats); stats: the changes of
+    the cache's and the locks' counts, and the CPU seconds."""
+    locks.WAIT_FOR_OTHERS = wait_for_others
+    before = (dict(cache.STATS), dict(locks.STATS))
     cpu = _cpu()
     try:
         result = task[0](*task[1:])
         status = "ok"
-    except cache.Busy:
+    except locks.Busy:
         result, status = None, "busy"
     finally:
-        cache.WAIT_FOR_OTHERS = False
-    stats = {k: cache.STATS[k] - before.get(k, 0) for k in cache.STATS}
-    return status, result, dict(stats, cpu_s=_cpu() - cpu)
+        locks.WAIT_FOR_OTHERS = False
+    stats = [{k: counts[k] - old.get(k, 0) for k in counts} for counts, old in zip((cache.STATS, locks.STATS), before)]
+    return status, result, {"cache": stats[0], "locks": stats[1], "cpu_s": _cpu() - cpu}
 
 
 def _context():
@@ -125,8 +115,8 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None,
         on_result: Callable[[int, object], None] | None = None) -> list:
     """``[fn(*args) for (fn, *args) in tasks]``, computed by a pool of ``n_workers`` processes
     (default :func:`workers`). ``on_result(index, result)`` is called as each task finishes.
-    An exception in a task is raised here (the other tasks are cancelled). The cache's counts
-    (``cache.STATS``) include the workers' lookups."""
+    An exception in a task is raised here (the other tasks are cancelled). The cache's and the
+    locks' counts (``normref.cache.STATS``, :data:`normsite.locks.STATS`) include the workers'."""
     tasks = list(tasks)
     for t in tasks:
         if not t or not callable(t[0]):
@@ -137,7 +127,7 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None,
     LAST.update(tasks=len(tasks), workers=max(n, 1), cpu_s=0.0, requeued=0, task_cpu_s=[0.0] * len(tasks))
     t0, cpu0 = time.perf_counter(), _cpu()
     if n <= 1:
-        from .experiments import one_thread  # here: a process that only asks (a site build) imports no experiment
+        from normref.experiments import one_thread  # here: a process that only asks (a site build) imports no experiment
 
         with one_thread():
             for i, t in enumerate(tasks):
@@ -160,8 +150,9 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None,
                     cpu = stats.pop("cpu_s")
                     LAST["cpu_s"] += cpu
                     LAST["task_cpu_s"][i] += cpu
-                    for k, v in stats.items():
-                        cache.STATS[k] = cache.STATS.get(k, 0) + v
+                    for counts, name in ((cache.STATS, "cache"), (locks.STATS, "locks")):
+                        for k, v in stats[name].items():
+                            counts[k] = counts.get(k, 0) + v
                     if status == "busy":
                         LAST["requeued"] += 1
                         # Another worker holds an entry this task needs: back of the queue; next time, wait.
