@@ -52,7 +52,7 @@ from . import one_thread
 from .placement import (FULL, GRAD, STREAM, Corpus, LMSetting, _batch, _round, corpus_of, final_loss, max_logits,
                         setting_of)
 
-__all__ = ["ARMS", "ARM_NAMES", "arm_config", "model", "train_run", "run_lab", "at_init", "baseline_runs",
+__all__ = ["ARMS", "ARM_NAMES", "arm_name", "arm_config", "model", "train_run", "run_lab", "at_init", "baseline_runs",
            "summarize", "format_summary", "add_arguments", "run"]
 
 SCHEMA = "normref.dropnorm/1"
@@ -69,14 +69,22 @@ ARMS = {
 # The arms this module trains; "pre" comes from the placement lab's committed runs.
 TRAINED = tuple(a for a in ARMS if a != "pre")
 
+# The arms' names in English; arm_name gives them in a page's language (the Chinese is in normref/labels.yml).
 ARM_NAMES = {
-    "pre": ("Pre-LN", "Pre-LN"),
-    "dyt0.5": ("DyT（α₀ = 0.5）", "DyT (α₀ = 0.5)"),
-    "dyt1": ("DyT（α₀ = 1）", "DyT (α₀ = 1)"),
-    "dyt2": ("DyT（α₀ = 2）", "DyT (α₀ = 2)"),
-    "derf": ("Derf（α₀ = 0.5）", "Derf (α₀ = 0.5)"),
-    "lns": ("Pre-LN + LayerNorm Scaling", "Pre-LN + LayerNorm Scaling"),
+    "pre": "Pre-LN",
+    "dyt0.5": "DyT (α₀ = 0.5)",
+    "dyt1": "DyT (α₀ = 1)",
+    "dyt2": "DyT (α₀ = 2)",
+    "derf": "Derf (α₀ = 0.5)",
+    "lns": "Pre-LN + LayerNorm Scaling",
 }
+
+
+def arm_name(arm: str, lang: str = "en") -> str:
+    """How the page's table names an arm in ``lang``: "DyT (α₀ = 0.5)", "DyT（α₀ = 0.5）"."""
+    from ..labels import label
+
+    return label(__name__, lang, ARM_NAMES[_check_arm(arm)], {})
 
 
 def _check_arm(arm) -> str:

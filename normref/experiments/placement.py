@@ -56,24 +56,21 @@ VARIANTS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "per
 # The variants with and without QK-norm, in pairs: what the logit measurement compares.
 QK_PAIRS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
 
-_NAMES = {
-    "post": ("Post-LN", "Post-LN"),
-    "pre": ("Pre-LN", "Pre-LN"),
-    "peri": ("Peri-LN", "Peri-LN"),
-    "output": ("输出端归一化", "output norm"),
-    "deepnorm": ("DeepNorm", "DeepNorm"),
-    "mixln": ("Mix-LN", "Mix-LN"),
-}
-_MODELS = {"peri+qk": ("Gemma 3 式", "Gemma 3-style"), "output+qk": ("OLMo 2 式", "OLMo 2-style")}
+# The variants' names in English; variant_name gives them in a page's language (the Chinese is in normref/labels.yml).
+_NAMES = {"post": "Post-LN", "pre": "Pre-LN", "peri": "Peri-LN", "output": "output norm", "deepnorm": "DeepNorm",
+          "mixln": "Mix-LN"}
+_MODELS = {"peri+qk": "Gemma 3-style", "output+qk": "OLMo 2-style"}
 
 
 def variant_name(v: str, lang: str = "en") -> str:
     """How figures and the widget name a variant: "Pre-LN + QK-norm", "output norm + QK-norm (OLMo 2-style)"."""
+    from ..labels import labels
+
+    t = labels(__name__)
     placement, qk = parse_variant(v)
-    i = 0 if lang == "zh" else 1
-    name = _NAMES[placement][i] + (" + QK-norm" if qk else "")
+    name = t(lang, _NAMES[placement]) + (" + QK-norm" if qk else "")
     if v in _MODELS:
-        name += f"（{_MODELS[v][0]}）" if lang == "zh" else f" ({_MODELS[v][1]})"
+        name = t(lang, "{{name}} ({{model}})", name=name, model=t(lang, _MODELS[v]))
     return name
 
 
