@@ -81,7 +81,7 @@ ARM_NAMES = {
 
 
 def arm_name(arm: str, lang: str = "en") -> str:
-    """How the page's table names an arm in ``lang``: "DyT (α₀ = 0.5)", "DyT（α₀ = 0.5）"."""
+    """How the page's table names an arm in ``lang``: "DyT (α₀ = 0.5)" (its Chinese from normref/labels.yml)."""
     from ..labels import label
 
     return label(__name__, lang, ARM_NAMES[_check_arm(arm)], {})
