@@ -21,7 +21,8 @@ from pathlib import Path
 
 from .bilingual import LANGS
 
-__all__ = ["FILE", "LabelError", "labels", "label", "labels_of", "texts", "check", "placeholders"]
+__all__ = ["FILE", "LabelError", "labels", "label", "labels_of", "data_files_of", "key_inputs", "texts", "check",
+           "placeholders"]
 
 FILE = Path(__file__).with_name("labels.yml")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
@@ -114,6 +115,33 @@ def labels_of(modules) -> dict[str, dict[str, str]]:
     table = texts()
     return {m: table[m.removeprefix("normref.")] for m in sorted(modules)
             if m.startswith("normref.") and m.removeprefix("normref.") in table}
+
+
+def data_files_of(modules) -> dict[str, str]:
+    """{module: SHA-256 of its data file} for the modules among ``modules`` that read a YAML file of their own
+    name beside them (experiments/smollm2_batch.yml): a cache key's input, as :func:`labels_of` is."""
+    import hashlib
+
+    root = Path(__file__).parent
+    out = {}
+    for m in sorted(modules):
+        if m.startswith("normref.") and m != __name__:  # labels.yml itself: labels_of, entry by entry
+            f = root.joinpath(*m.split(".")[1:]).with_suffix(".yml")
+            if f.is_file():
+                out[m] = hashlib.sha256(f.read_bytes()).hexdigest()
+    return out
+
+
+def key_inputs(modules) -> dict[str, str]:
+    """What a cached result adds to its key for the texts that ``modules`` (its code's import closure,
+    normref.cache.closure) read from data files: their labels.yml entries and their own YAML files. Empty
+    when they read none, so that a result these files cannot change keeps its key."""
+    out = {}
+    if found := labels_of(modules):
+        out["labels in normref/labels.yml"] = repr(found)
+    if found := data_files_of(modules):
+        out["data files beside the modules"] = repr(found)
+    return out
 
 
 def check(path: Path | None = None) -> None:

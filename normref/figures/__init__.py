@@ -321,12 +321,16 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
 
 def step_of(name: str, lang: str, theme: str) -> cache.Step:
     """The cache step of one variant of a figure: its module's import closure, lang, theme, the labels
-    figures.yml gives those modules, the library versions (normref.cache.step_of, the one key recipe)."""
+    figures.yml gives those modules, the texts they read from normref's other data files (labels.yml, a YAML
+    file beside a module: normref.labels.key_inputs), the library versions (normref.cache.step_of, the one key recipe)."""
+    from .. import labels as texts_of_code
+
     _check(lang, theme)
     module = module_of(name)
+    mods = cache.closure((module,))
     return cache.step_of("figures", f"{name}[{lang},{theme}]", suffix=".svg", code=(module,),
-                         inputs={"lang": lang, "theme": theme,
-                                 "labels in figures.yml": repr(labels_of(cache.closure((module,))))})
+                         inputs={"lang": lang, "theme": theme, "labels in figures.yml": repr(labels_of(mods)),
+                                 **texts_of_code.key_inputs(mods)})
 
 
 def key(name: str, lang: str, theme: str) -> str:
