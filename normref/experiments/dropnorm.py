@@ -49,8 +49,7 @@ import torch
 from ..blocks import TinyConfig, TinyTransformer
 from ..usage import positive_int
 from . import one_thread
-from .placement import (FULL, GRAD, STREAM, Corpus, LMSetting, _batch, _round, corpus_of, final_loss, max_logits,
-                        setting_of)
+from .placement import FULL, GRAD, STREAM, Corpus, LMSetting, _round, corpus_of, final_loss, setting_of, train
 
 __all__ = ["ARMS", "ARM_NAMES", "arm_name", "arm_config", "model", "train_run", "run_lab", "at_init", "baseline_runs",
            "summarize", "format_summary", "add_arguments", "run"]
@@ -110,46 +109,14 @@ def model(arm: str, seed: int, norm: str = "layernorm", **kw) -> TinyTransformer
 @one_thread()
 def train_run(corpus: Corpus, s: LMSetting, arm: str, lr: float, warmup: int, seed: int,
               steps: int | None = None) -> dict:
-    """One run, exactly as :func:`normref.experiments.placement.train_run` trains a variant (same batches,
-    held-out set, schedule, checkpoints and divergence rule), for an arm of :data:`ARMS`."""
-    steps = s.steps if steps is None else steps
-    train, val = corpus.split
+    """One run, exactly as :func:`normref.experiments.placement.train_run` trains a variant (its loop,
+    :func:`normref.experiments.placement.train`: same batches, held-out set, schedule, checkpoints and
+    divergence rule), for an arm of :data:`ARMS`."""
     m = model(arm, seed, s.norm, n_layer=s.n_layer, d_model=s.d_model, n_head=s.n_head,
               vocab_size=len(corpus.vocab), block_size=s.block_size)
-    opt = torch.optim.Adam(m.parameters(), lr=lr, betas=s.betas, foreach=True)
-    g = torch.Generator().manual_seed(1000 + seed)
-    held_out = _batch(val, s.val_seqs, s.block_size, torch.Generator().manual_seed(99))
-    losses, checks, diverged = [], [], None
-
-    def check(step):
-        with torch.no_grad():
-            _, vl = m(held_out[:, :-1], held_out[:, 1:])
-        checks.append({"step": step, "val_loss": _round(float(vl)),
-                       "max_logit": [_round(x, 3) for x in max_logits(m, held_out[:, :-1])]})
-
-    t0 = time.perf_counter()
-    check(0)
-    for step in range(steps):
-        for group in opt.param_groups:
-            group["lr"] = lr * min(1.0, (step + 1) / warmup) if warmup else lr
-        batch = _batch(train, s.batch, s.block_size, g)
-        _, loss = m(batch[:, :-1], batch[:, 1:])
-        value = loss.item()
-        if not math.isfinite(value):
-            diverged = step + 1
-            break
-        losses.append(round(value, 4))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if (step + 1) % s.eval_every == 0 or step + 1 == steps:
-            check(step + 1)
-            if checks[-1]["val_loss"] is None:
-                diverged = step + 1
-                break
+    record = train(m, corpus, s, lr, warmup, seed, steps)
     alphas = [_round(p.item(), 4) for n, p in m.named_parameters() if n.endswith(".alpha")]
-    return {"arm": arm, "lr": lr, "warmup": warmup, "seed": seed, "losses": losses, "checks": checks,
-            "diverged_at": diverged, "seconds": round(time.perf_counter() - t0, 2), "alpha_end": alphas}
+    return {"arm": arm, "lr": lr, "warmup": warmup, "seed": seed, **record, "alpha_end": alphas}
 
 
 @one_thread()

@@ -44,7 +44,7 @@ from .toll_booth import GRAD as _TOLL_GRAD
 
 __all__ = ["VARIANTS", "parse_variant", "GRAD", "STREAM", "grad_per_layer", "grad_paths", "spread",
            "stream_grad_ratio", "stream_lengths", "LMSetting", "FULL",
-           "QUICK", "Corpus", "docs_corpus", "train_run", "run_lab", "summarize",
+           "QUICK", "Corpus", "docs_corpus", "train_run", "train", "run_lab", "summarize",
            "add_arguments", "run"]
 
 SCHEMA = "normref.placement/1"
@@ -372,10 +372,22 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
     diverged: it stops there, and its record says at which step.
     ``steps`` (default: the setting's) cuts a run short, for tests.
     """
-    steps = s.steps if steps is None else steps
-    train, val = corpus.split
     model = _model(variant, seed, n_layer=s.n_layer, d_model=s.d_model, n_head=s.n_head,
                    vocab_size=len(corpus.vocab), block_size=s.block_size, norm=s.norm)
+    return {"variant": variant, "lr": lr, "warmup": warmup, "seed": seed,
+            **train(model, corpus, s, lr, warmup, seed, steps)}
+
+
+def train(model: TinyTransformer, corpus: Corpus, s: LMSetting, lr: float, warmup: int, seed: int,
+          steps: int | None = None) -> dict:
+    """The lab's training loop, for a freshly initialized ``model`` (this lab's :func:`train_run` and the
+    drop-norm lab's, normref.experiments.dropnorm, both train with it): Adam with the setting's betas, the
+    learning rate warmed up linearly over ``warmup`` steps then constant, batches from a generator seeded
+    ``1000 + seed``, the held-out loss and each layer's largest attention logit at step 0, every
+    ``s.eval_every`` steps and at the end. {"losses", "checks", "diverged_at", "seconds"}: the loss of each
+    step, the checkpoints, the step at which the loss became non-finite (None if never), the wall time."""
+    steps = s.steps if steps is None else steps
+    train_data, val = corpus.split
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=s.betas, foreach=True)
     g = torch.Generator().manual_seed(1000 + seed)
     held_out = _batch(val, s.val_seqs, s.block_size, torch.Generator().manual_seed(99))  # the same for every run
@@ -392,7 +404,7 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
     for step in range(steps):
         for group in opt.param_groups:  # linear warmup, then constant
             group["lr"] = lr * min(1.0, (step + 1) / warmup) if warmup else lr
-        batch = _batch(train, s.batch, s.block_size, g)
+        batch = _batch(train_data, s.batch, s.block_size, g)
         _, loss = model(batch[:, :-1], batch[:, 1:])
         value = loss.item()
         if not math.isfinite(value):
@@ -407,8 +419,7 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
             if checks[-1]["val_loss"] is None:
                 diverged = step + 1
                 break
-    return {"variant": variant, "lr": lr, "warmup": warmup, "seed": seed, "losses": losses, "checks": checks,
-            "diverged_at": diverged, "seconds": round(time.perf_counter() - t0, 2)}
+    return {"losses": losses, "checks": checks, "diverged_at": diverged, "seconds": round(time.perf_counter() - t0, 2)}
 
 
 def _worker(args):
