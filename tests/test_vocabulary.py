@@ -28,9 +28,9 @@ import yaml
 
 from normref import figures
 from normref import glossary as gl
+from support import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
-LANGS = ("zh", "en")
 FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
