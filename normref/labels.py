@@ -22,10 +22,10 @@ from pathlib import Path
 from .bilingual import LANGS
 
 __all__ = ["FILE", "LabelError", "labels", "label", "labels_of", "data_files_of", "key_inputs", "texts", "check",
-           "placeholders"]
+           "placeholders", "fill", "PLACEHOLDER"]
 
 FILE = Path(__file__).with_name("labels.yml")
-_PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
+PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")  # {{field}} or {{field:spec}}, here and in figures.yml
 
 
 class LabelError(ValueError):
@@ -33,7 +33,20 @@ class LabelError(ValueError):
 
 
 def placeholders(text: str) -> set[str]:
-    return {m.group(1) for m in _PLACEHOLDER.finditer(text)}
+    return {m.group(1) for m in PLACEHOLDER.finditer(text)}
+
+
+def fill(text: str, fields: Mapping, where: str, error: type[Exception] = None) -> str:
+    """``text`` with each ``{{field}}``/``{{field:spec}}`` replaced by ``format(fields[field], spec)``; a field
+    the call does not give is an ``error`` (LabelError by default) that starts with ``where``."""
+
+    def one(m):
+        if m.group(1) not in fields:
+            raise (error or LabelError)(f"{where} uses {{{{{m.group(1)}}}}}, which the call does not give "
+                                        f"(fields: {', '.join(sorted(fields)) or 'none'})")
+        return format(fields[m.group(1)], m.group(2) or "")
+
+    return PLACEHOLDER.sub(one, text)
 
 
 def _short(module: str) -> str:
@@ -90,14 +103,7 @@ def label(module: str, lang: str, en: str, fields: Mapping) -> str:
             raise LabelError(f"{FILE.name}: no Chinese for {en!r} of {short.replace('.', '/')}.py; "
                              f"add it under {short}:")
         text = table[en]
-
-    def one(m):
-        if m.group(1) not in fields:
-            raise LabelError(f"{short.replace('.', '/')}.py: {en!r} uses {{{{{m.group(1)}}}}}, which the call does "
-                             f"not give (fields: {', '.join(sorted(fields)) or 'none'})")
-        return format(fields[m.group(1)], m.group(2) or "")
-
-    return _PLACEHOLDER.sub(one, text)
+    return fill(text, fields, f"{short.replace('.', '/')}.py: {en!r}")
 
 
 def labels(module: str):
