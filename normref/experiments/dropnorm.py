@@ -47,7 +47,7 @@ import numpy as np
 import torch
 
 from ..blocks import TinyConfig, TinyTransformer
-from ..usage import positive_int
+from ..usage import positive_int, subset_of
 from . import one_thread
 from .placement import FULL, GRAD, STREAM, Corpus, LMSetting, _round, corpus_of, final_loss, setting_of, train
 
@@ -268,20 +268,9 @@ def format_summary(report: dict, placement_report: dict | None = None) -> str:
 def add_arguments(p) -> None:
     p.add_argument("--json", type=Path, metavar="PATH",
                    help="write the report as JSON to PATH (the site reads normref/results/dropnorm-cpu.json)")
-    p.add_argument("--arms", type=_arms, default=TRAINED,
+    p.add_argument("--arms", type=subset_of(ARMS), default=TRAINED,
                    help="comma-separated subset of " + ", ".join(TRAINED))
     p.add_argument("--steps", type=positive_int, help="training steps per run (default: the placement lab's)")
-
-
-def _arms(text: str) -> tuple[str, ...]:
-    import argparse
-
-    got = tuple(a.strip() for a in text.split(","))
-    bad = [a for a in got if a not in ARMS]
-    if bad or not got:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(ARMS)}, "
-                                         f"got {', '.join(map(repr, bad)) or repr(text)}")
-    return got
 
 
 def run(args) -> int:

@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from .. import cache
-from ..usage import UsageError, positive_int
+from ..usage import UsageError, positive_int, subset_of
 from ..blocks import PLACEMENTS, TinyConfig, TinyTransformer
 from . import one_thread
 from .toll_booth import GRAD as _TOLL_GRAD
@@ -552,19 +552,8 @@ def add_arguments(p) -> None:
     p.add_argument("--root", type=Path,
                    help="a clone's root, whose docs/en/*.md are the corpus (default: the current folder if it has "
                         "docs/en/*.md, else the text the committed run trained on, which the wheel ships)")
-    p.add_argument("--variants", type=_variants, help="comma-separated subset of " + ", ".join(VARIANTS))
+    p.add_argument("--variants", type=subset_of(VARIANTS), help="comma-separated subset of " + ", ".join(VARIANTS))
     p.add_argument("--steps", type=positive_int, help="training steps per run")
-
-
-def _variants(text: str) -> tuple[str, ...]:
-    import argparse
-
-    got = tuple(v.strip() for v in text.split(","))
-    bad = [v for v in got if v not in VARIANTS]
-    if bad or not got:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(VARIANTS)}, "
-                                         f"got {', '.join(map(repr, bad)) or repr(text)}")
-    return got
 
 
 def _cli_corpus(root: Path | None) -> Corpus:
