@@ -49,7 +49,8 @@ import torch
 from ..blocks import TinyConfig, TinyTransformer
 from ..usage import positive_int, subset_of
 from . import one_thread
-from .placement import FULL, GRAD, STREAM, Corpus, LMSetting, _round, corpus_of, final_loss, setting_of, train
+from .placement import (FULL, GRAD, STREAM, Corpus, LMSetting, _round, corpus_of, final_loss, finish, setting_of,
+                        train)
 
 __all__ = ["ARMS", "ARM_NAMES", "arm_name", "arm_config", "model", "train_run", "run_lab", "at_init", "baseline_runs",
            "summarize", "format_summary", "add_arguments", "run"]
@@ -288,15 +289,7 @@ def run(args) -> int:
     except ValueError:
         base = None
     print(format_summary(report, base))
-    m = report["machine"]
-    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, 1 process of 1 thread, torch {m['torch']}, "
-          f"{m['date']}; {report['seconds']:.0f} s")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
-                             encoding="utf-8")
-        print(f"wrote {args.json}")
-    return 0
+    return finish(report, args.json, "1 process")
 
 
 __all__ += ["setting_of", "corpus_of", "init_profile", "TRAINED"]

@@ -587,14 +587,20 @@ def run(args) -> int:
     report = run_lab(s, _cli_corpus(args.root), jobs=args.jobs)
     print()
     print(format_summary(report))
+    return finish(report, args.json, f"{report['machine']['processes']} process(es)")
+
+
+def finish(report: dict, json_path: Path | None, processes: str) -> int:
+    """The end of a lab's command (this one's and the drop-norm lab's): the machine line, and the report
+    written to ``json_path`` (compact JSON, one line) when given. ``processes``: "1 process", "2 process(es)"."""
     m = report["machine"]
-    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {report['machine']['processes']} process(es) of 1 thread, "
+    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {processes} of 1 thread, "
           f"torch {m['torch']}, {m['date']}; {report['seconds']:.0f} s")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
                              encoding="utf-8")
-        print(f"wrote {args.json}")
+        print(f"wrote {json_path}")
     return 0
 
 
