@@ -12,7 +12,7 @@ import argparse
 import os
 from pathlib import Path
 
-__all__ = ["UsageError", "positive_int", "positive_ints", "check_writable"]
+__all__ = ["UsageError", "positive_int", "positive_ints", "subset_of", "check_writable"]
 
 
 class UsageError(ValueError):
@@ -39,6 +39,21 @@ def positive_ints(text: str) -> tuple[int, ...]:
     if not out or min(out) < 1:
         raise argparse.ArgumentTypeError(f"expected comma-separated positive integers such as 1024,4096, got {text!r}")
     return out
+
+
+def subset_of(choices):
+    """argparse type: a comma-separated subset of ``choices`` (``dyt1,derf``), as a tuple in the order given."""
+    choices = tuple(choices)
+
+    def parse(text: str) -> tuple[str, ...]:
+        got = tuple(v.strip() for v in text.split(","))
+        bad = [v for v in got if v not in choices]
+        if bad or not got:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(choices)}, "
+                                             f"got {', '.join(map(repr, bad)) or repr(text)}")
+        return got
+
+    return parse
 
 
 def check_writable(path: Path, option: str, folder: bool = False) -> None:

@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from normref import cache
+from normref import cache, labels
 
 from . import SiteError, snippets, stepcache
 from .assets import page_relative
@@ -153,7 +153,7 @@ def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callabl
     its parameters, normref's data files, normsite's code and the import closure of ``modules``."""
     s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=modules,
                       inputs={**{k: str(v) for k, v in params.items()}, "normref data files": _data_files(),
-                              **stepcache.site_files()})
+                              **labels.key_inputs(cache.closure(modules)), **stepcache.site_files()})
     if _PROBE.get():
         raise _Probed(s)
     value, hit = cache.step(s, compute, lambda v: json.dumps(v).encode(), json.loads)

@@ -17,10 +17,10 @@ import yaml
 
 from normref.data import cards as C
 from normsite import SiteError, ledger, practice
+from support import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = {"zh": ROOT / "docs" / "zh", "en": ROOT / "docs" / "en"}
-LANGS = ("zh", "en")
 
 
 @pytest.fixture(scope="module")

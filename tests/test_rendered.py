@@ -38,9 +38,9 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import Comment, Doctype, ProcessingInstruction
 
 from normref import glossary as gl
+from support import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
-LANGS = ("zh", "en")
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from normref.bilingual import LANGS  # noqa: E402
 from normsite.serve import static_site  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", "--disable-sync"]
-LANGS = ("zh", "en")
 SCHEMES = ("light", "dark")
 DEVICES = {"desktop": {"viewport": {"width": 1280, "height": 900}},
            "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}}

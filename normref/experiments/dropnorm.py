@@ -47,12 +47,12 @@ import numpy as np
 import torch
 
 from ..blocks import TinyConfig, TinyTransformer
-from ..usage import positive_int
+from ..usage import positive_int, subset_of
 from . import one_thread
-from .placement import (FULL, GRAD, STREAM, Corpus, LMSetting, _batch, _round, corpus_of, final_loss, max_logits,
-                        setting_of)
+from .placement import (FULL, GRAD, STREAM, Corpus, LMSetting, _round, corpus_of, final_loss, finish, setting_of,
+                        train)
 
-__all__ = ["ARMS", "ARM_NAMES", "arm_config", "model", "train_run", "run_lab", "at_init", "baseline_runs",
+__all__ = ["ARMS", "ARM_NAMES", "arm_name", "arm_config", "model", "train_run", "run_lab", "at_init", "baseline_runs",
            "summarize", "format_summary", "add_arguments", "run"]
 
 SCHEMA = "normref.dropnorm/1"
@@ -69,14 +69,22 @@ ARMS = {
 # The arms this module trains; "pre" comes from the placement lab's committed runs.
 TRAINED = tuple(a for a in ARMS if a != "pre")
 
+# The arms' names in English; arm_name gives them in a page's language (the Chinese is in normref/labels.yml).
 ARM_NAMES = {
-    "pre": ("Pre-LN", "Pre-LN"),
-    "dyt0.5": ("DyT（α₀ = 0.5）", "DyT (α₀ = 0.5)"),
-    "dyt1": ("DyT（α₀ = 1）", "DyT (α₀ = 1)"),
-    "dyt2": ("DyT（α₀ = 2）", "DyT (α₀ = 2)"),
-    "derf": ("Derf（α₀ = 0.5）", "Derf (α₀ = 0.5)"),
-    "lns": ("Pre-LN + LayerNorm Scaling", "Pre-LN + LayerNorm Scaling"),
+    "pre": "Pre-LN",
+    "dyt0.5": "DyT (α₀ = 0.5)",
+    "dyt1": "DyT (α₀ = 1)",
+    "dyt2": "DyT (α₀ = 2)",
+    "derf": "Derf (α₀ = 0.5)",
+    "lns": "Pre-LN + LayerNorm Scaling",
 }
+
+
+def arm_name(arm: str, lang: str = "en") -> str:
+    """How the page's table names an arm in ``lang``: "DyT (α₀ = 0.5)" (its Chinese from normref/labels.yml)."""
+    from ..labels import label
+
+    return label(__name__, lang, ARM_NAMES[_check_arm(arm)], {})
 
 
 def _check_arm(arm) -> str:
@@ -102,46 +110,14 @@ def model(arm: str, seed: int, norm: str = "layernorm", **kw) -> TinyTransformer
 @one_thread()
 def train_run(corpus: Corpus, s: LMSetting, arm: str, lr: float, warmup: int, seed: int,
               steps: int | None = None) -> dict:
-    """One run, exactly as :func:`normref.experiments.placement.train_run` trains a variant (same batches,
-    held-out set, schedule, checkpoints and divergence rule), for an arm of :data:`ARMS`."""
-    steps = s.steps if steps is None else steps
-    train, val = corpus.split
+    """One run, exactly as :func:`normref.experiments.placement.train_run` trains a variant (its loop,
+    :func:`normref.experiments.placement.train`: same batches, held-out set, schedule, checkpoints and
+    divergence rule), for an arm of :data:`ARMS`."""
     m = model(arm, seed, s.norm, n_layer=s.n_layer, d_model=s.d_model, n_head=s.n_head,
               vocab_size=len(corpus.vocab), block_size=s.block_size)
-    opt = torch.optim.Adam(m.parameters(), lr=lr, betas=s.betas, foreach=True)
-    g = torch.Generator().manual_seed(1000 + seed)
-    held_out = _batch(val, s.val_seqs, s.block_size, torch.Generator().manual_seed(99))
-    losses, checks, diverged = [], [], None
-
-    def check(step):
-        with torch.no_grad():
-            _, vl = m(held_out[:, :-1], held_out[:, 1:])
-        checks.append({"step": step, "val_loss": _round(float(vl)),
-                       "max_logit": [_round(x, 3) for x in max_logits(m, held_out[:, :-1])]})
-
-    t0 = time.perf_counter()
-    check(0)
-    for step in range(steps):
-        for group in opt.param_groups:
-            group["lr"] = lr * min(1.0, (step + 1) / warmup) if warmup else lr
-        batch = _batch(train, s.batch, s.block_size, g)
-        _, loss = m(batch[:, :-1], batch[:, 1:])
-        value = loss.item()
-        if not math.isfinite(value):
-            diverged = step + 1
-            break
-        losses.append(round(value, 4))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if (step + 1) % s.eval_every == 0 or step + 1 == steps:
-            check(step + 1)
-            if checks[-1]["val_loss"] is None:
-                diverged = step + 1
-                break
+    record = train(m, corpus, s, lr, warmup, seed, steps)
     alphas = [_round(p.item(), 4) for n, p in m.named_parameters() if n.endswith(".alpha")]
-    return {"arm": arm, "lr": lr, "warmup": warmup, "seed": seed, "losses": losses, "checks": checks,
-            "diverged_at": diverged, "seconds": round(time.perf_counter() - t0, 2), "alpha_end": alphas}
+    return {"arm": arm, "lr": lr, "warmup": warmup, "seed": seed, **record, "alpha_end": alphas}
 
 
 @one_thread()
@@ -293,20 +269,9 @@ def format_summary(report: dict, placement_report: dict | None = None) -> str:
 def add_arguments(p) -> None:
     p.add_argument("--json", type=Path, metavar="PATH",
                    help="write the report as JSON to PATH (the site reads normref/results/dropnorm-cpu.json)")
-    p.add_argument("--arms", type=_arms, default=TRAINED,
+    p.add_argument("--arms", type=subset_of(ARMS), default=TRAINED,
                    help="comma-separated subset of " + ", ".join(TRAINED))
     p.add_argument("--steps", type=positive_int, help="training steps per run (default: the placement lab's)")
-
-
-def _arms(text: str) -> tuple[str, ...]:
-    import argparse
-
-    got = tuple(a.strip() for a in text.split(","))
-    bad = [a for a in got if a not in ARMS]
-    if bad or not got:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(ARMS)}, "
-                                         f"got {', '.join(map(repr, bad)) or repr(text)}")
-    return got
 
 
 def run(args) -> int:
@@ -324,15 +289,7 @@ def run(args) -> int:
     except ValueError:
         base = None
     print(format_summary(report, base))
-    m = report["machine"]
-    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, 1 process of 1 thread, torch {m['torch']}, "
-          f"{m['date']}; {report['seconds']:.0f} s")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
-                             encoding="utf-8")
-        print(f"wrote {args.json}")
-    return 0
+    return finish(report, args.json, "1 process")
 
 
 __all__ += ["setting_of", "corpus_of", "init_profile", "TRAINED"]

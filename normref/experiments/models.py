@@ -11,15 +11,15 @@ import math
 
 import numpy as np
 
+from ..labels import label
 from ..models.measurement import layer_rows, measure
 
 __all__ = ["PROMPTS", "MODEL_IDS", "run", "summary"]
 
-# One prompt per language of the site; both models read both prompts.
-PROMPTS = {
-    "en": "Normalization keeps every token's hidden vector at a steady length, layer after layer.",
-    "zh": "归一化让每个词元的隐藏向量在一层又一层之后仍然保持稳定的长度。",
-}
+# One prompt per language of the site; both models read both prompts. The Chinese prompt is this English
+# one's entry in normref/labels.yml (the measurement's cache key has the prompt itself).
+_PROMPT = "Normalization keeps every token's hidden vector at a steady length, layer after layer."
+PROMPTS = {"en": _PROMPT, "zh": label(__name__, "zh", _PROMPT, {})}
 MODEL_IDS = ("smollm2-135m", "minilm-l6")
 
 # Position 0 counts as carrying a "massive" activation from the first layer

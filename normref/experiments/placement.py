@@ -37,14 +37,14 @@ import numpy as np
 import torch
 
 from .. import cache
-from ..usage import UsageError, positive_int
+from ..usage import UsageError, positive_int, subset_of
 from ..blocks import PLACEMENTS, TinyConfig, TinyTransformer
 from . import one_thread
 from .toll_booth import GRAD as _TOLL_GRAD
 
 __all__ = ["VARIANTS", "parse_variant", "GRAD", "STREAM", "grad_per_layer", "grad_paths", "spread",
            "stream_grad_ratio", "stream_lengths", "LMSetting", "FULL",
-           "QUICK", "Corpus", "docs_corpus", "train_run", "run_lab", "summarize",
+           "QUICK", "Corpus", "docs_corpus", "train_run", "train", "run_lab", "summarize",
            "add_arguments", "run"]
 
 SCHEMA = "normref.placement/1"
@@ -56,24 +56,21 @@ VARIANTS = ("post", "pre", "peri", "output", "deepnorm", "mixln", "pre+qk", "per
 # The variants with and without QK-norm, in pairs: what the logit measurement compares.
 QK_PAIRS = ("pre", "pre+qk", "peri", "peri+qk", "output", "output+qk")
 
-_NAMES = {
-    "post": ("Post-LN", "Post-LN"),
-    "pre": ("Pre-LN", "Pre-LN"),
-    "peri": ("Peri-LN", "Peri-LN"),
-    "output": ("输出端归一化", "output norm"),
-    "deepnorm": ("DeepNorm", "DeepNorm"),
-    "mixln": ("Mix-LN", "Mix-LN"),
-}
-_MODELS = {"peri+qk": ("Gemma 3 式", "Gemma 3-style"), "output+qk": ("OLMo 2 式", "OLMo 2-style")}
+# The variants' names in English; variant_name gives them in a page's language (the Chinese is in normref/labels.yml).
+_NAMES = {"post": "Post-LN", "pre": "Pre-LN", "peri": "Peri-LN", "output": "output norm", "deepnorm": "DeepNorm",
+          "mixln": "Mix-LN"}
+_MODELS = {"peri+qk": "Gemma 3-style", "output+qk": "OLMo 2-style"}
 
 
 def variant_name(v: str, lang: str = "en") -> str:
     """How figures and the widget name a variant: "Pre-LN + QK-norm", "output norm + QK-norm (OLMo 2-style)"."""
+    from ..labels import labels
+
+    t = labels(__name__)
     placement, qk = parse_variant(v)
-    i = 0 if lang == "zh" else 1
-    name = _NAMES[placement][i] + (" + QK-norm" if qk else "")
+    name = t(lang, _NAMES[placement]) + (" + QK-norm" if qk else "")
     if v in _MODELS:
-        name += f"（{_MODELS[v][0]}）" if lang == "zh" else f" ({_MODELS[v][1]})"
+        name = t(lang, "{{name}} ({{model}})", name=name, model=t(lang, _MODELS[v]))
     return name
 
 
@@ -375,10 +372,22 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
     diverged: it stops there, and its record says at which step.
     ``steps`` (default: the setting's) cuts a run short, for tests.
     """
-    steps = s.steps if steps is None else steps
-    train, val = corpus.split
     model = _model(variant, seed, n_layer=s.n_layer, d_model=s.d_model, n_head=s.n_head,
                    vocab_size=len(corpus.vocab), block_size=s.block_size, norm=s.norm)
+    return {"variant": variant, "lr": lr, "warmup": warmup, "seed": seed,
+            **train(model, corpus, s, lr, warmup, seed, steps)}
+
+
+def train(model: TinyTransformer, corpus: Corpus, s: LMSetting, lr: float, warmup: int, seed: int,
+          steps: int | None = None) -> dict:
+    """The lab's training loop, for a freshly initialized ``model`` (this lab's :func:`train_run` and the
+    drop-norm lab's, normref.experiments.dropnorm, both train with it): Adam with the setting's betas, the
+    learning rate warmed up linearly over ``warmup`` steps then constant, batches from a generator seeded
+    ``1000 + seed``, the held-out loss and each layer's largest attention logit at step 0, every
+    ``s.eval_every`` steps and at the end. {"losses", "checks", "diverged_at", "seconds"}: the loss of each
+    step, the checkpoints, the step at which the loss became non-finite (None if never), the wall time."""
+    steps = s.steps if steps is None else steps
+    train_data, val = corpus.split
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=s.betas, foreach=True)
     g = torch.Generator().manual_seed(1000 + seed)
     held_out = _batch(val, s.val_seqs, s.block_size, torch.Generator().manual_seed(99))  # the same for every run
@@ -395,7 +404,7 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
     for step in range(steps):
         for group in opt.param_groups:  # linear warmup, then constant
             group["lr"] = lr * min(1.0, (step + 1) / warmup) if warmup else lr
-        batch = _batch(train, s.batch, s.block_size, g)
+        batch = _batch(train_data, s.batch, s.block_size, g)
         _, loss = model(batch[:, :-1], batch[:, 1:])
         value = loss.item()
         if not math.isfinite(value):
@@ -410,8 +419,7 @@ def train_run(corpus: Corpus, s: LMSetting, variant: str, lr: float, warmup: int
             if checks[-1]["val_loss"] is None:
                 diverged = step + 1
                 break
-    return {"variant": variant, "lr": lr, "warmup": warmup, "seed": seed, "losses": losses, "checks": checks,
-            "diverged_at": diverged, "seconds": round(time.perf_counter() - t0, 2)}
+    return {"losses": losses, "checks": checks, "diverged_at": diverged, "seconds": round(time.perf_counter() - t0, 2)}
 
 
 def _worker(args):
@@ -544,19 +552,8 @@ def add_arguments(p) -> None:
     p.add_argument("--root", type=Path,
                    help="a clone's root, whose docs/en/*.md are the corpus (default: the current folder if it has "
                         "docs/en/*.md, else the text the committed run trained on, which the wheel ships)")
-    p.add_argument("--variants", type=_variants, help="comma-separated subset of " + ", ".join(VARIANTS))
+    p.add_argument("--variants", type=subset_of(VARIANTS), help="comma-separated subset of " + ", ".join(VARIANTS))
     p.add_argument("--steps", type=positive_int, help="training steps per run")
-
-
-def _variants(text: str) -> tuple[str, ...]:
-    import argparse
-
-    got = tuple(v.strip() for v in text.split(","))
-    bad = [v for v in got if v not in VARIANTS]
-    if bad or not got:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(VARIANTS)}, "
-                                         f"got {', '.join(map(repr, bad)) or repr(text)}")
-    return got
 
 
 def _cli_corpus(root: Path | None) -> Corpus:
@@ -590,14 +587,20 @@ def run(args) -> int:
     report = run_lab(s, _cli_corpus(args.root), jobs=args.jobs)
     print()
     print(format_summary(report))
+    return finish(report, args.json, f"{report['machine']['processes']} process(es)")
+
+
+def finish(report: dict, json_path: Path | None, processes: str) -> int:
+    """The end of a lab's command (this one's and the drop-norm lab's): the machine line, and the report
+    written to ``json_path`` (compact JSON, one line) when given. ``processes``: "1 process", "2 process(es)"."""
     m = report["machine"]
-    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {report['machine']['processes']} process(es) of 1 thread, "
+    print(f"machine: {m['cpu_model']}, {m['cpu_cores']} cores, {processes} of 1 thread, "
           f"torch {m['torch']}, {m['date']}; {report['seconds']:.0f} s")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
                              encoding="utf-8")
-        print(f"wrote {args.json}")
+        print(f"wrote {json_path}")
     return 0
 
 

@@ -25,60 +25,36 @@ weights' SHA-256, the code it imports (its import closure) and the library versi
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
 from .. import cache
 
+_TEXTS_FILE = Path(__file__).with_suffix(".yml")
+
+
+def _texts() -> tuple[str, ...]:
+    """The sentences of smollm2_batch.yml: ``{en: [...], zh: [...]}``, each a non-empty list of non-empty strings."""
+    from ..schema import yaml_load
+
+    with _TEXTS_FILE.open(encoding="utf-8") as fh:
+        raw = yaml_load(fh)
+    if not isinstance(raw, dict) or set(raw) != {"en", "zh"}:
+        raise ValueError(f"{_TEXTS_FILE.name}: expected {{en: [sentences], zh: [sentences]}}, got "
+                         f"{sorted(raw) if isinstance(raw, dict) else type(raw).__name__}")
+    for lang, items in raw.items():
+        if not (isinstance(items, list) and items and all(isinstance(x, str) and x.strip() for x in items)):
+            raise ValueError(f"{_TEXTS_FILE.name}: {lang}: expected a non-empty list of sentences, got {items!r}")
+    return tuple(raw["en"]) + tuple(raw["zh"])
+
 __all__ = ["TEXTS", "LAYERS", "BATCH_SIZES", "N_BATCHES", "PAD_BATCH", "smollm2_batch", "collect"]
 
 MODEL = "smollm2-135m"
 
-# Sentences of different lengths, in the site's two languages. Written for this
-# measurement (not taken from a corpus); what matters is that they are real,
-# varied text, so the model's activations are those of real tokens.
-TEXTS = (
-    "The train was late again.",
-    "She opened the window and the smell of rain came in.",
-    "Prices rose by three percent last year, mostly because of energy.",
-    "Do you know where I left my keys?",
-    "The museum is closed on Mondays.",
-    "After the storm, volunteers spent a week clearing the roads and repairing the roofs of the village school.",
-    "Water boils at a lower temperature on a mountain, because the air pressure is lower.",
-    "He plays the violin.",
-    "The committee will publish its report in the spring, after the public consultation has closed.",
-    "Our cat sleeps most of the day.",
-    "Photosynthesis turns light, water and carbon dioxide into sugar and oxygen.",
-    "Please send me the file by Friday.",
-    "The bridge, built in 1932, carries more traffic today than its engineers could have imagined.",
-    "I prefer tea in the morning and coffee after lunch.",
-    "A good map shows what you need and leaves out the rest.",
-    "The recipe needs two eggs.",
-    "When the lights went out, the children thought it was the best evening of the year.",
-    "Most of the river's water comes from melting snow.",
-    "The new law takes effect in January.",
-    "Fold the paper in half, then in half again, and cut along the line.",
-    "The hospital opened a new wing for children last autumn, paid for by donations from local families.",
-    "Turn left at the bakery.",
-    "The village has one shop, one school and two churches.",
-    "Tomorrow will be cloudy, with rain in the afternoon.",
-    "列车又晚点了。",
-    "她打开窗户，雨的气味飘了进来。",
-    "你知道我把钥匙放在哪里了吗？",
-    "博物馆每周一闭馆。",
-    "他会拉小提琴。",
-    "我们家的猫一天大部分时间都在睡觉。",
-    "请在周五之前把文件发给我。",
-    "我早上喝茶，午饭后喝咖啡。",
-    "这个菜谱需要两个鸡蛋。",
-    "这条河的水大多来自融化的积雪。",
-    "新法律将于一月生效。",
-    "音乐会开始前，乐团排练了六个小时。",
-    "养成一个习惯比戒掉一个习惯容易。",
-    "在面包店那里左转。",
-    "船员们看了将近一个小时的鲸鱼。",
-    "明天多云，下午有雨。",
-)
+# Sentences of different lengths, in the site's two languages: the English ones, then the Chinese ones, from
+# smollm2_batch.yml beside this file (data, not code; see there).
+TEXTS = _texts()
 
 # The layers whose incoming stream we keep (the input of their attention norm):
 # early, middle and late in SmolLM2's 30.
@@ -296,7 +272,8 @@ def _final_norm(final: np.ndarray, info: dict, rng) -> dict:
 
 
 @cache.memo
-def _smollm2_batch(weights_sha256: str, libs: str) -> dict:
+def _smollm2_batch(weights_sha256: str, libs: str, texts: tuple[str, ...]) -> dict:
+    """``texts`` (:data:`TEXTS`, what _compute reads) is here for the cache key: the sentences live in a data file."""
     from . import one_thread
 
     # One thread: on this project's busy 2-core machine, torch's second thread spins
@@ -331,4 +308,5 @@ def smollm2_batch() -> dict:
     from ..models.checkpoint import spec
     from ..models.files import file_sha256
 
-    return _smollm2_batch(file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers")))
+    return _smollm2_batch(file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers")),
+                          TEXTS)

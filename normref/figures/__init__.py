@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import io
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, field_validator
 
 from .. import cache, schema
+from .. import labels as _texts_of_code  # normref/labels.yml: the values' and experiments' short texts
 from .._registry import Registry
 
 from ..bilingual import LANGS  # the one definition
@@ -141,7 +141,7 @@ def get(name: str) -> FigureSpec:
 
 # ---------------------------------------------------------------- texts (figures.yml)
 
-_PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
+_PLACEHOLDER = _texts_of_code.PLACEHOLDER  # the labels' {{field}}/{{field:spec}}, one definition (normref.labels)
 
 
 
@@ -153,8 +153,7 @@ class _FigureEntry(schema.Model):
     caption: _FigText
 
 
-def _placeholders(text: str) -> set[str]:
-    return {m.group(1) for m in _PLACEHOLDER.finditer(text)}
+_placeholders = _texts_of_code.placeholders
 
 
 def _label_table(value):
@@ -209,14 +208,7 @@ def label(module: str, lang: str, en: str, fields: Mapping) -> str:
             raise FigureTextError(f"{TEXTS.name}: no Chinese for the label {en!r} of figures/{short}.py; "
                                   f"add it under labels: {short}:")
         text = table[en]
-
-    def one(m):
-        if m.group(1) not in fields:
-            raise FigureTextError(f"figures/{short}.py: label {en!r} uses {{{{{m.group(1)}}}}}, "
-                                  f"which the call does not give (fields: {', '.join(sorted(fields)) or 'none'})")
-        return format(fields[m.group(1)], m.group(2) or "")
-
-    return _PLACEHOLDER.sub(one, text)
+    return _texts_of_code.fill(text, fields, f"figures/{short}.py: label {en!r}", FigureTextError)
 
 
 def labels(module: str):
@@ -321,12 +313,14 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
 
 def step_of(name: str, lang: str, theme: str) -> cache.Step:
     """The cache step of one variant of a figure: its module's import closure, lang, theme, the labels
-    figures.yml gives those modules, the library versions (normref.cache.step_of, the one key recipe)."""
+    figures.yml gives those modules, the texts they read from normref's other data files (labels.yml, a YAML
+    file beside a module: normref.labels.key_inputs), the library versions (normref.cache.step_of, the one key recipe)."""
     _check(lang, theme)
     module = module_of(name)
+    mods = cache.closure((module,))
     return cache.step_of("figures", f"{name}[{lang},{theme}]", suffix=".svg", code=(module,),
-                         inputs={"lang": lang, "theme": theme,
-                                 "labels in figures.yml": repr(labels_of(cache.closure((module,))))})
+                         inputs={"lang": lang, "theme": theme, "labels in figures.yml": repr(labels_of(mods)),
+                                 **_texts_of_code.key_inputs(mods)})
 
 
 def key(name: str, lang: str, theme: str) -> str:

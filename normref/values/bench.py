@@ -12,6 +12,9 @@ import functools
 from . import Column, Table, count, fmt, register, register_tables
 from .. import cache
 from ..results import bench_cpu, row, small_cpu
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 D = 4096  # the shape the budgets and the prose use: 4096 rows × 4096
 
@@ -35,10 +38,8 @@ def _median(family: str, norm: str, mode: str = "forward", d: int = D) -> float:
 
 def machine_text(m: dict, lang: str) -> str:
     """A results file's machine block, as the page names it."""
-    if lang == "zh":
-        return (f"{m['cpu_model']}（{m['cpu_cores']} 核），{m['torch_threads']} 线程，torch {m['torch']}，"
-                f"{m['date'][:10]}")
-    return f"{m['cpu_model']} ({m['cpu_cores']} cores), {m['torch_threads']} threads, torch {m['torch']}, {m['date'][:10]}"
+    return t(lang, "{{cpu}} ({{cores}} cores), {{threads}} threads, torch {{torch}}, {{date}}", cpu=m["cpu_model"],
+             cores=m["cpu_cores"], threads=m["torch_threads"], torch=m["torch"], date=m["date"][:10])
 
 
 def _load_average() -> str:
@@ -124,7 +125,7 @@ def _crossover(lang: str) -> str:
         if first == 0:
             raise ValueError(f"small-cpu.json, d = {sizes[0]['d']}: the blocked forward wins at every size; no crossover")
         lo, hi = max(lo, sizes[first - 1]["mib"]), max(hi, sizes[first]["mib"])
-    return f"{_mib(lo)} 到 {_mib(hi)} 之间" if lang == "zh" else f"between {_mib(lo)} and {_mib(hi)}"
+    return t(lang, "between {{lo}} and {{hi}}", lo=_mib(lo), hi=_mib(hi))
 
 
 register({
@@ -171,10 +172,9 @@ def _implementations(lang: str) -> Table:
     """Every implementation at d = D: forward and forward + backward times, and their share of the copy."""
     from ..bench import FAMILIES, impl_name
 
-    zh = lang == "zh"
-    cols = (Column("实现" if zh else "implementation", "left", code=True), Column("前向" if zh else "forward"),
-            Column("占复制带宽" if zh else "of copy bandwidth"), Column("前向 + 反向" if zh else "forward + backward"),
-            Column("占复制带宽" if zh else "of copy bandwidth"))
+    cols = (Column(t(lang, "implementation"), "left", code=True), Column(t(lang, "forward")),
+            Column(t(lang, "of copy bandwidth")), Column(t(lang, "forward + backward")),
+            Column(t(lang, "of copy bandwidth")))
     rows = []
     for fam in FAMILIES:
         for norm in (("copy",) if fam == "copy" else ("rms", "ln")):

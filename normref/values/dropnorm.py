@@ -15,6 +15,9 @@ import math
 import numpy as np
 
 from . import Column, Table, fmt, register, register_tables
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 
 def key(arm: str) -> str:
@@ -50,9 +53,8 @@ def _w(which: str) -> int:
 
 def machine_text(lang: str) -> str:
     m = _rep()["machine"]
-    if lang == "zh":
-        return f"{m['cpu_model']}（{m['cpu_cores']} 核），Python {m['python']}，torch {m['torch']}，{m['date'][:10]}"
-    return f"{m['cpu_model']} ({m['cpu_cores']} cores), Python {m['python']}, torch {m['torch']}, {m['date'][:10]}"
+    return t(lang, "{{cpu}} ({{cores}} cores), Python {{python}}, torch {{torch}}, {{date}}", cpu=m["cpu_model"],
+             cores=m["cpu_cores"], python=m["python"], torch=m["torch"], date=m["date"][:10])
 
 
 def final(arm: str, lr: str, w: str) -> dict:
@@ -61,7 +63,7 @@ def final(arm: str, lr: str, w: str) -> dict:
 
 def _final_text(e: dict, lang: str) -> str:
     if not math.isfinite(e["final"]):
-        return "发散" if lang == "zh" else "diverged"
+        return t(lang, "diverged")
     return fmt(e["final"], 2)
 
 
@@ -189,24 +191,20 @@ def _by_arm(lang: str) -> Table:
     lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
     n = 4 * len(_rep()["setting"]["seeds"])
     deep = _deep()
-    if lang == "zh":
-        labels = ("接法", "初始化时梯度比（第 1 层 ÷ 末层）", f"初始化时 {deep} 层残差流增长",
-                  f"学习率 {lo}，不预热", f"学习率 {lo}，预热", f"学习率 {hi}，不预热", f"学习率 {hi}，预热",
-                  f"发散 / 停滞（共 {n} 次）")
-    else:
-        labels = ("layout", "gradient ratio at init (layer 1 ÷ last)", f"stream growth at init, {deep} layers",
-                  f"lr {lo}, no warmup", f"lr {lo}, warmup", f"lr {hi}, no warmup", f"lr {hi}, warmup",
-                  f"diverged / stalled (of {n} runs)")
-    i = 0 if lang == "zh" else 1
+    heads = (t(lang, "layout"), t(lang, "gradient ratio at init (layer 1 ÷ last)"),
+             t(lang, "stream growth at init, {{deep}} layers", deep=deep),
+             t(lang, "lr {{lr}}, no warmup", lr=lo), t(lang, "lr {{lr}}, warmup", lr=lo),
+             t(lang, "lr {{lr}}, no warmup", lr=hi), t(lang, "lr {{lr}}, warmup", lr=hi),
+             t(lang, "diverged / stalled (of {{n}} runs)", n=n))
     rows = []
     for a in lab.ARMS:
         p = init(a)
-        cells = [lab.ARM_NAMES[a][i], fmt(p["first_over_last"], 2), fmt(p["growth"][deep], 2) + "×"]
+        cells = [lab.arm_name(a, lang), fmt(p["first_over_last"], 2), fmt(p["growth"][deep], 2) + "×"]
         cells += [_final_text(final(a, x, y), lang) for x in ("lo", "hi") for y in ("none", "warmup")]
         dv, st = totals(a)
         cells.append(f"{dv} / {st}")
         rows.append(tuple(cells))
-    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), tuple(rows))
+    return Table((Column(heads[0], "left"),) + tuple(Column(x) for x in heads[1:]), tuple(rows))
 
 
 register_tables({"dropnorm.by_arm": _by_arm})

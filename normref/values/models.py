@@ -9,7 +9,10 @@ from __future__ import annotations
 from .. import cache
 from . import Column, Table, count, fmt, register, register_tables
 from ..experiments.models import PROMPTS, run, summary
+from ..labels import labels
 from ..models.measurement import layer_rows
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 SMOL, MINI = "smollm2-135m", "minilm-l6"
 
@@ -162,21 +165,20 @@ register({
 # ---- per-layer detail tables (rows of the measurement, never typed)
 
 
-def _columns(labels_zh, labels_en, lang) -> tuple[Column, ...]:
-    return tuple(Column(label) for label in (labels_zh if lang == "zh" else labels_en))
+def _columns(heads, lang) -> tuple[Column, ...]:
+    return tuple(Column(t(lang, head)) for head in heads)
 
 
 def _smol_layers(lang: str) -> Table:
     """SmolLM2 on the page's own prompt (the Chinese page: the Chinese prompt)."""
     doc = run(SMOL, lang)
-    cols = _columns(["层", "残差流", "注意力前 x̂", "注意力前输出", "g 中位数", "MLP 前 x̂", "MLP 前输出", "g 中位数", "位置 0"],
-                    ["layer", "stream", "attn x̂", "attn out", "g median", "MLP x̂", "MLP out", "g median", "position 0"],
+    cols = _columns(["layer", "stream", "attn x̂", "attn out", "g median", "MLP x̂", "MLP out", "g median", "position 0"],
                     lang)
     rows = [(str(r["layer"]), fmt(r["stream"], 1), fmt(r["n1_pre"], 3), fmt(r["n1_post"], 2), fmt(r["g1"], 3),
              fmt(r["n2_pre"], 3), fmt(r["n2_post"], 2), fmt(r["g2"], 3), fmt(r["pos0"], 0)) for r in layer_rows(doc)]
     fin = doc["final"]
     fn = fin["norms"][0]
-    rows.append(("末" if lang == "zh" else "end", fmt(fin["stream_in"]["l2_excl0"], 1), fmt(fn["pre_gain"]["l2_excl0"], 3),
+    rows.append((t(lang, "end"), fmt(fin["stream_in"]["l2_excl0"], 1), fmt(fn["pre_gain"]["l2_excl0"], 3),
                  fmt(fn["post_gain"]["l2_excl0"], 2), fmt(fn["gain"]["median"], 3), "", "", "",
                  fmt(fin["stream_in"]["l2_tokens"][0], 0)))
     return Table(cols, tuple(rows))
@@ -185,13 +187,12 @@ def _smol_layers(lang: str) -> Table:
 def _mini_layers(lang: str) -> Table:
     """MiniLM on the English prompt (its vocabulary is English)."""
     doc = run(MINI, "en")
-    cols = _columns(["层", "残差流", "x + 注意力", "x̂", "LN 输出", "γ 中位数", "h + MLP", "x̂", "LN 输出", "γ 中位数"],
-                    ["layer", "stream", "x + attn", "x̂", "LN out", "γ median", "h + MLP", "x̂", "LN out", "γ median"],
+    cols = _columns(["layer", "stream", "x + attn", "x̂", "LN out", "γ median", "h + MLP", "x̂", "LN out", "γ median"],
                     lang)
     rows = [(str(r["layer"]), fmt(r["stream"], 2), fmt(r["n1_in"], 2), fmt(r["n1_pre"], 3), fmt(r["n1_post"], 2),
              fmt(r["g1"], 3), fmt(r["n2_in"], 2), fmt(r["n2_pre"], 3), fmt(r["n2_post"], 2), fmt(r["g2"], 3))
             for r in layer_rows(doc)]
-    rows.append(("末" if lang == "zh" else "end", fmt(doc["final"]["stream_in"]["l2_excl0"], 2)) + ("",) * 8)
+    rows.append((t(lang, "end"), fmt(doc["final"]["stream_in"]["l2_excl0"], 2)) + ("",) * 8)
     return Table(cols, tuple(rows))
 
 

@@ -7,6 +7,9 @@ import math
 import numpy as np
 
 from . import count, fmt, register
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 
 def _exp():
@@ -66,7 +69,7 @@ def _seeds_won(lr_index: int, lang: str) -> str:
     """In how many seeds the RMSNorm gives the lower final loss."""
     on, off = _final_losses(lr_index, True), _final_losses(lr_index, False)
     w, n = int((on < off).sum()), len(on)
-    return f"{n} 个种子中的 {w} 个" if lang == "zh" else f"{w} of {n} seeds"
+    return t(lang, "{{w}} of {{n}} seeds", w=w, n=n)
 
 
 def _training_values(i: int) -> dict:

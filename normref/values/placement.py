@@ -15,6 +15,9 @@ from __future__ import annotations
 import math
 
 from . import Column, Table, count, fmt, register, register_tables
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 
 def _lab():
@@ -59,9 +62,8 @@ def machine_text(lang: str) -> str:
     """The committed run's machine, versions and date, as the page and the captions name them (the run
     itself is one process with one torch thread, which the page says in words)."""
     m = _rep()["machine"]
-    if lang == "zh":
-        return f"{m['cpu_model']}（{m['cpu_cores']} 核），Python {m['python']}，torch {m['torch']}，{m['date'][:10]}"
-    return f"{m['cpu_model']} ({m['cpu_cores']} cores), Python {m['python']}, torch {m['torch']}, {m['date'][:10]}"
+    return t(lang, "{{cpu}} ({{cores}} cores), Python {{python}}, torch {{torch}}, {{date}}", cpu=m["cpu_model"],
+             cores=m["cpu_cores"], python=m["python"], torch=m["torch"], date=m["date"][:10])
 
 
 # ------------------------------------------------------------------ DeepNorm and Mix-LN at the depths the page names
@@ -140,7 +142,7 @@ def final(variant: str, lr: str, w: str) -> dict:
 
 def _final_text(e: dict, lang: str) -> str:
     if not math.isfinite(e["final"]):
-        return "发散" if lang == "zh" else "diverged"
+        return t(lang, "diverged")
     return fmt(e["final"], 2)
 
 
@@ -252,15 +254,11 @@ def _summary_table(lang: str) -> Table:
     lo, hi = f"{_lr('lo'):g}", f"{_lr('hi'):g}"
     runs_per_variant = 4 * len(_setting("seeds"))
     deep = _deep()
-    if lang == "zh":
-        labels = ("接法", "梯度比（第 1 层 ÷ 末层）", "梯度最大 ÷ 最小（各层）", f"{deep} 层时残差流增长",
-                  f"学习率 {lo}，不预热", f"学习率 {lo}，预热",
-                  f"学习率 {hi}，不预热", f"学习率 {hi}，预热", f"发散 / 停滞（共 {runs_per_variant} 次）")
-    else:
-        labels = ("layout", "gradient ratio (layer 1 ÷ last)", "gradient max ÷ min (across layers)",
-                  f"stream growth at {deep} layers", f"lr {lo}, no warmup",
-                  f"lr {lo}, warmup", f"lr {hi}, no warmup", f"lr {hi}, warmup",
-                  f"diverged / stalled (of {runs_per_variant} runs)")
+    heads = [t(lang, "layout"), t(lang, "gradient ratio (layer 1 ÷ last)"), t(lang, "gradient max ÷ min (across layers)"),
+             t(lang, "stream growth at {{deep}} layers", deep=deep)]
+    heads += [t(lang, "lr {{lr}}, no warmup", lr=lo), t(lang, "lr {{lr}}, warmup", lr=lo),
+              t(lang, "lr {{lr}}, no warmup", lr=hi), t(lang, "lr {{lr}}, warmup", lr=hi)]
+    heads.append(t(lang, "diverged / stalled (of {{n}} runs)", n=runs_per_variant))
     rows = []
     for v in pl.VARIANTS:
         cells = [pl.variant_name(v, lang), fmt(grad_ratio(v), 2),
@@ -273,23 +271,20 @@ def _summary_table(lang: str) -> Table:
                 div, stalled = div + e["diverged"], stalled + e["stalled"]
         cells.append(f"{div} / {stalled}")
         rows.append(tuple(cells))
-    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), tuple(rows))
+    return Table((Column(heads[0], "left"),) + tuple(Column(x) for x in heads[1:]), tuple(rows))
 
 
 def _qk_table(lang: str) -> Table:
     """The QK-norm section's pairs at the high learning rate without warmup: the largest attention logit at the end
     of training (max over layers of the seed means) and the final held-out loss, without and with QK-norm."""
     pl = _lab()
-    if lang == "zh":
-        labels = ("接法", "最大 logit，不加 QK-norm", "最大 logit，加 QK-norm", "留出损失，不加 QK-norm", "留出损失，加 QK-norm")
-    else:
-        labels = ("layout", "largest logit, no QK-norm", "largest logit, with QK-norm", "held-out loss, no QK-norm",
-                  "held-out loss, with QK-norm")
+    heads = [t(lang, x) for x in ("layout", "largest logit, no QK-norm", "largest logit, with QK-norm",
+                                  "held-out loss, no QK-norm", "held-out loss, with QK-norm")]
     bases = pl.QK_PAIRS[::2]
     rows = tuple((pl.variant_name(b, lang), _max_logit_text(b), _max_logit_text(b + "+qk"),
                   _final_text(final(b, "hi", "none"), lang), _final_text(final(b + "+qk", "hi", "none"), lang))
                  for b in bases)
-    return Table((Column(labels[0], "left"),) + tuple(Column(x) for x in labels[1:]), rows)
+    return Table((Column(heads[0], "left"),) + tuple(Column(x) for x in heads[1:]), rows)
 
 
 register_tables({"placement.by_layout": _summary_table, "placement.qk_pairs": _qk_table})

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from . import count, register
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 
 def _intervals(lang: str) -> str:
     from ..data.cards import INTERVALS
 
     days = [str(d) for d in INTERVALS]
-    return "、".join(days) if lang == "zh" else ", ".join(days[:-1]) + " and " + days[-1]
+    return t(lang, "{{first}} and {{last}}", first=t(lang, ", ").join(days[:-1]), last=days[-1])
 
 
 def _n_cards() -> str:

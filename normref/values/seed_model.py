@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 
 from . import Column, Table, fmt, register, register_tables
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 # [U]: third-party sources only (REFERENCES.md, "The seed's model").
 QWEN35_08B = {"d": 1024, "n_layer": 24}
@@ -34,32 +37,20 @@ register({
 def _comparison(lang: str) -> Table:
     """The two models side by side, one configuration fact a row (Qwen3.5's hidden size and depth unverified)."""
     m = _smol()
-    u = "（未核实）" if lang == "zh" else " (unverified)"
-    if lang == "zh":
-        head = ("", "Qwen3.5-0.8B（中文课程用的模型）", "SmolLM2-135M-Instruct（本站实测）")
-        rows = [
-            ("隐藏维度 $d$", f"{QWEN35_08B['d']}{u}", f"{m['d']}（GGUF 元数据）"),
-            ("乘增益前的 RMSNorm 输出长度 $\\sqrt{d}$", f"{fmt(math.sqrt(QWEN35_08B['d']), 0)}（由未核实的 $d$ 算出）",
-             fmt(math.sqrt(m["d"]), 0)),
-            ("层数", f"{QWEN35_08B['n_layer']}{u}", f"{m['n_layer']}（GGUF 元数据）"),
-            ("归一化位置", "Pre-RMSNorm（HF `modeling_qwen3_5.py`）", "Pre-RMSNorm（Llama 结构）"),
-            ("增益的用法", "零中心 RMSNorm：$\\hat{x}\\cdot(1 + w)$", "$\\hat{x}\\cdot g$"),
-            ("QK-norm", "逐头，只在全注意力层上", "没有（GGUF 里没有 q/k 归一化张量）"),
-            ("注意力层", "默认每 4 层一层全注意力，其余为 Gated DeltaNet", f"全部是全注意力（{m['n_head']} 个查询头、{m['n_kv_head']} 个键/值头）"),
-        ]
-    else:
-        head = ("", "Qwen3.5-0.8B (the Chinese lesson's model)", "SmolLM2-135M-Instruct (measured here)")
-        rows = [
-            ("hidden size $d$", f"{QWEN35_08B['d']}{u}", f"{m['d']} (GGUF metadata)"),
-            ("RMSNorm output length before the gain, $\\sqrt{d}$", f"{fmt(math.sqrt(QWEN35_08B['d']), 0)} (from the unverified $d$)",
-             fmt(math.sqrt(m["d"]), 0)),
-            ("layers", f"{QWEN35_08B['n_layer']}{u}", f"{m['n_layer']} (GGUF metadata)"),
-            ("norm placement", "Pre-RMSNorm (HF `modeling_qwen3_5.py`)", "Pre-RMSNorm (Llama architecture)"),
-            ("how the gain is applied", "zero-centered RMSNorm: $\\hat{x}\\cdot(1 + w)$", "$\\hat{x}\\cdot g$"),
-            ("QK-norm", "per head, on the full-attention layers only", "none (no q/k norm tensor in the GGUF)"),
-            ("attention layers", "by default every 4th layer is full attention, the rest Gated DeltaNet",
-             f"all full attention ({m['n_head']} query heads, {m['n_kv_head']} key/value heads)"),
-        ]
+    d, n_layer = QWEN35_08B["d"], QWEN35_08B["n_layer"]
+    head = ("", t(lang, "Qwen3.5-0.8B (the Chinese lesson's model)"), t(lang, "SmolLM2-135M-Instruct (measured here)"))
+    rows = [
+        (t(lang, "hidden size $d$"), t(lang, "{{n}} (unverified)", n=d), t(lang, "{{n}} (GGUF metadata)", n=m["d"])),
+        (t(lang, "RMSNorm output length before the gain, $\\sqrt{d}$"),
+         t(lang, "{{n}} (from the unverified $d$)", n=fmt(math.sqrt(d), 0)), fmt(math.sqrt(m["d"]), 0)),
+        (t(lang, "layers"), t(lang, "{{n}} (unverified)", n=n_layer), t(lang, "{{n}} (GGUF metadata)", n=m["n_layer"])),
+        (t(lang, "norm placement"), t(lang, "Pre-RMSNorm (HF `modeling_qwen3_5.py`)"),
+         t(lang, "Pre-RMSNorm (Llama architecture)")),
+        (t(lang, "how the gain is applied"), t(lang, "zero-centered RMSNorm: $\\hat{x}\\cdot(1 + w)$"), "$\\hat{x}\\cdot g$"),
+        ("QK-norm", t(lang, "per head, on the full-attention layers only"), t(lang, "none (no q/k norm tensor in the GGUF)")),
+        (t(lang, "attention layers"), t(lang, "by default every 4th layer is full attention, the rest Gated DeltaNet"),
+         t(lang, "all full attention ({{heads}} query heads, {{kv}} key/value heads)", heads=m["n_head"], kv=m["n_kv_head"])),
+    ]
     return Table(tuple(Column(label, "left") for label in head), tuple(rows))
 
 

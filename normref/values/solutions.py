@@ -12,6 +12,9 @@ import math
 import numpy as np
 
 from . import Column, Table, fmt, fmt_vec, register, register_tables
+from ..labels import labels
+
+t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 # The depths of the toll-booth exercise: the page's 12 layers, the exercise's 24, and one more doubling.
 DEPTHS = (12, 24, 48)
@@ -32,8 +35,7 @@ def _by_hand() -> dict:
 
 def _shift_table(lang: str) -> Table:
     r = _exp().shift_sweep()
-    zh = lang == "zh"
-    cols = (Column("平移 c" if zh else "Shift c"), Column("LayerNorm(x + c)"), Column("RMSNorm(x + c)"))
+    cols = (Column(t(lang, "Shift c")), Column("LayerNorm(x + c)"), Column("RMSNorm(x + c)"))
     rows = tuple((f"{c:g}", fmt_vec(ln, 2), fmt_vec(rn, 2))
                  for c, ln, rn in zip(r["shifts"], r["layer_norm"], r["rms_norm"]))
     return Table(cols, rows)
@@ -67,10 +69,9 @@ def _last_ratio(n_layer: int) -> float:
 
 
 def _depth_table(lang: str) -> Table:
-    zh = lang == "zh"
-    cols = (Column("层数 L" if zh else "Layers L"),
-            Column("Post-LN 最后一层" if zh else "Post-LN, last layer"),
-            Column("Pre-LN 最后一层" if zh else "Pre-LN, last layer"),
+    cols = (Column(t(lang, "Layers L")),
+            Column(t(lang, "Post-LN, last layer")),
+            Column(t(lang, "Pre-LN, last layer")),
             Column("Post ÷ Pre"))
     rows = tuple((str(n), fmt(_last(n, "post"), 2), fmt(_last(n, "pre"), 2), fmt(_last_ratio(n), 1)) for n in DEPTHS)
     return Table(cols, rows)
@@ -91,7 +92,7 @@ def _share(placement: str) -> dict:
 
 def _layouts(with_final_norm: bool, lang: str) -> str:
     names = [f"`{p}`" for p, has in _exp().final_norms().items() if has == with_final_norm]
-    return ("、" if lang == "zh" else ", ").join(names)
+    return t(lang, ", ").join(names)
 
 
 # ---------------------------------------------------------------- K3
