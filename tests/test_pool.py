@@ -102,6 +102,7 @@ def _wait_for(path, what, timeout=60):
 
 def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypatch):
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # normsite is beside normref, not installed
     script = tmp_path / "ask.py"
     script.write_text(ASKER)
 
@@ -172,7 +173,8 @@ def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path):
 
     script = tmp_path / "owner.py"
     script.write_text(OWNER)
-    owner = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    owner = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)))  # normsite is beside normref, not installed
     try:
         workers = {int(owner.stdout.readline()), int(owner.stdout.readline())}
     finally:
