@@ -11,7 +11,11 @@ import logging
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # normsite: beside normref, not in the wheel
+# normsite lives beside normref, not in the wheel. MkDocs puts sys.path back as it was after it loads a hook
+# (config_options.Hooks), so the root goes on it again before each import of the site layer (_root_on_path):
+# with the `mkdocs` console script, not `python -m mkdocs`, nothing else puts it there.
+ROOT = str(Path(__file__).resolve().parent.parent)
+sys.path.insert(0, ROOT)
 from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 from mkdocs.structure.files import File, Files  # noqa: E402
@@ -29,12 +33,18 @@ def _fail_build(fn):  # a SiteError names the page and the culprit; MkDocs repor
     return wrapper
 
 
+def _root_on_path() -> None:
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+
+
 def on_startup(command, dirty):
     _state["serve"] = command == "serve"
 
 
 @_fail_build
 def on_config(config):
+    _root_on_path()
     if _state.get("serve") and "site" in _state:  # a rebuild under `mkdocs serve`: the site layer as it is now
         for name in [m for m in sys.modules if m.split(".")[0] in ("normsite", "normref")]:
             del sys.modules[name]

@@ -215,8 +215,11 @@ def test_serve_shows_a_value_module_edit_without_a_restart(tmp_path, site_build)
     port = _free_port()
     log = tmp_path / "serve.log"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NORMREF_SITE_URL=f"http://127.0.0.1:{port}/")
+    # The `mkdocs` console script, as MkDocs' own docs type it: unlike `python -m mkdocs` (make serve), it puts
+    # no folder of the tree on sys.path, so the hook must put the root back before each rebuild imports normsite.
+    mkdocs = Path(sys.executable).with_name("mkdocs")
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-f", "mkdocs.yml", "-a", f"127.0.0.1:{port}"],
+        proc = subprocess.Popen([str(mkdocs), "serve", "-f", "mkdocs.yml", "-a", f"127.0.0.1:{port}"],
                                 cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         zh, en = f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/en/"
