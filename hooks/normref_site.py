@@ -83,6 +83,11 @@ def on_files(files: Files, config):
     return files
 
 
+def on_env(env, config, files):
+    env.bytecode_cache = _state["site"].template_cache()  # Material's templates compiled once, not per build
+    return env
+
+
 @_fail_build
 def on_page_markdown(markdown, page, config, files: Files):
     pages = [f.src_uri for f in files.documentation_pages()]

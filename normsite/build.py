@@ -154,6 +154,17 @@ class Site:
         d = cache.cache_dir().resolve() / "jupyter-html" / self.lang
         return str(d) + ("" if self.generated_work else "-noexec")
 
+    def template_cache(self):
+        """Jinja's own bytecode cache for the theme's templates (jinja2.FileSystemBytecodeCache), in the
+        normref cache: MkDocs makes a fresh Jinja environment per build, which compiled Material's 43
+        templates again each time (0.5 s of a 3.5 s rebuild under `mkdocs serve`). Jinja keys each entry
+        by the template's name and a checksum of its source, so an edited template is compiled afresh."""
+        import jinja2
+
+        d = cache.cache_dir().resolve() / "jinja"
+        d.mkdir(parents=True, exist_ok=True)
+        return jinja2.FileSystemBytecodeCache(str(d))
+
     # ------------------------------------------------------------ files
 
     def generated(self, sources: Mapping[str, str], theme_dirs: Iterable[str | Path] = ()) -> list[tuple[str, bytes | str]]:
