@@ -9,6 +9,7 @@ files need belongs here. tests/test_tiers.py checks both rules.
 from __future__ import annotations
 
 import contextlib
+import filecmp
 import functools
 import http.server
 import importlib.util
@@ -396,3 +397,23 @@ def contrast(page, selector: str) -> dict:
     got = page.evaluate(_CONTRAST, selector)
     got["worst"] = [tuple(w) for w in got["worst"]]
     return got
+
+
+def tree_differences(a: Path, b: Path) -> list[str]:
+    """Every file only in one of two built sites, and every common file whose bytes differ, one line each."""
+    out = []
+
+    def walk(cmp: filecmp.dircmp, prefix: str):
+        out.extend(f"only in first: {prefix}{n}" for n in cmp.left_only)
+        out.extend(f"only in second: {prefix}{n}" for n in cmp.right_only)
+        out.extend(f"differs: {prefix}{n}" for n in cmp.diff_files)
+        for name, sub in cmp.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+
+    walk(filecmp.dircmp(a, b, ignore=[]), "")
+    # dircmp compares by os.stat signature first; recheck bytes of every common file.
+    for f in a.rglob("*"):
+        g = b / f.relative_to(a)
+        if f.is_file() and g.is_file() and f.read_bytes() != g.read_bytes():
+            out.append(f"differs: {f.relative_to(a)}")
+    return sorted(set(out))

@@ -14,7 +14,7 @@ import pytest
 from normref import figures, values
 from normsite import SiteError, assets
 from normsite.build import Site
-from support import LANGS, ROOT, lang_root, pages
+from support import LANGS, ROOT, lang_root, pages, tree_differences
 URL = re.compile(r"""(?:src|href|srcset|content)\s*=\s*["']\s*((?:https?:)?//[^"'\s]+)""", re.I)
 CSS_URL = re.compile(r"""url\(\s*["']?((?:https?:)?//[^)"']+)""", re.I)
 ABS_URL = re.compile(r"https?://[A-Za-z0-9.\-]+[^\s\"'`)]*")
@@ -174,6 +174,10 @@ def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, site_bui
     assert "normref prepare: inputs unchanged, reused" in proc.stderr
     for lang in LANGS:
         assert re.search(rf"normref \[{lang}\]: .*; heavy modules imported: none", proc.stderr), proc.stderr
+    # What a warm build ships is what the session's build shipped, byte for byte: every cache it read (figures,
+    # notebooks, page steps, Jinja's compiled templates) stands for what it would have computed.
+    diff = tree_differences(site_build[0], tmp_path / "again")
+    assert not diff, "a warm build differs from the session's:\n" + "\n".join(diff[:30])
 
 
 # ------------------------------------------------------------------ the hook fails loudly, naming the culprit

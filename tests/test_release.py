@@ -7,7 +7,6 @@ fixture), never over a fixed list.
 
 from __future__ import annotations
 
-import filecmp
 import json
 import os
 import re
@@ -22,7 +21,7 @@ import pytest
 import yaml
 
 from normsite import install, notebooks, release
-from support import LANGS, ROOT, lang_root, load_tool, pages
+from support import LANGS, ROOT, lang_root, load_tool, pages, tree_differences
 
 ARTIFACTS = ROOT / "test-artifacts"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
@@ -97,25 +96,6 @@ def commit_date() -> str | None:
 # ------------------------------------------------------------------ reproducible build
 
 
-def _differences(a: Path, b: Path) -> list[str]:
-    out = []
-
-    def walk(cmp: filecmp.dircmp, prefix: str):
-        out.extend(f"only in first: {prefix}{n}" for n in cmp.left_only)
-        out.extend(f"only in second: {prefix}{n}" for n in cmp.right_only)
-        out.extend(f"differs: {prefix}{n}" for n in cmp.diff_files)
-        for name, sub in cmp.subdirs.items():
-            walk(sub, f"{prefix}{name}/")
-
-    walk(filecmp.dircmp(a, b, ignore=[]), "")
-    # dircmp compares by os.stat signature first; recheck bytes of every common file.
-    for f in a.rglob("*"):
-        g = b / f.relative_to(a)
-        if f.is_file() and g.is_file() and f.read_bytes() != g.read_bytes():
-            out.append(f"differs: {f.relative_to(a)}")
-    return sorted(set(out))
-
-
 # What the cold build below shares with the session's cache: the experiments' results (normref's memos,
 # kind "data"), the converted model weights ("models") and the locks that let two processes compute one
 # of them once. These are measurements, not the bytes that ship: seeded, run on one torch thread
@@ -154,7 +134,7 @@ def test_two_clean_builds_are_byte_identical(request, site_builder, site_url, tm
     n_nb = len(list(ROOT.glob("docs/*/notebooks/*.py")))
     ahead_nb = re.search(r"normref \[zh\]: .*; notebooks (\d+) executed, 0 from cache", proc.stderr)
     assert ahead_nb and int(ahead_nb.group(1)) == n_nb > 0, "notebooks were not re-executed"
-    diff = _differences(site, cold)
+    diff = tree_differences(site, cold)
     first = next((d.split(": ", 1)[1] for d in diff if d.startswith("differs: ")), None)
     if first:
         import difflib
