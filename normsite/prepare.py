@@ -56,14 +56,15 @@ def heavy_modules() -> list[str]:
 
 def fingerprint(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT,
                 roots: Mapping[str, str] | None = None) -> str:
-    """SHA-256 of everything a manifest depends on: the pages (each language's docs folder), the code and
-    data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
+    """SHA-256 of everything a manifest depends on: the pages and notebooks (every file of each language's
+    docs folder), the code and data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
     and whether figures are drawn. Equal fingerprints: the manifest can be reused as is."""
     h = hashlib.sha256()
     h.update(f"{sorted((k, str(Path(v).resolve())) for k, v in dirs.items())}\0{generated}\0"
              f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.executable}\0"
              f"{sorted((roots or {}).items())}\0".encode())
-    folders = [(Path(d), "*.md") for d in dirs.values()] + [(root / name, "*") for name in INPUTS]
+    # Every file of the docs folders, not only the pages: a notebook page's source is its .py (small folders).
+    folders = [(Path(d), "*") for d in dirs.values()] + [(root / name, "*") for name in INPUTS]
     for folder, pattern in folders:
         for f in sorted(folder.rglob(pattern)):
             if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":

@@ -76,8 +76,13 @@ def test_the_fingerprint_follows_the_pages_and_the_code(tmp_path):
     second = prepare.fingerprint({"en": docs}, root=root)
     (docs / "a.md").write_text("[[value: worked.rms]]\n", encoding="utf-8")
     third = prepare.fingerprint({"en": docs}, root=root)
-    assert len({first, second, third}) == 3
-    assert prepare.fingerprint({"en": docs}, generated=False, root=root) != third
+    (docs / "notebooks").mkdir()
+    (docs / "notebooks" / "n.py").write_text("print(1)\n", encoding="utf-8")  # a notebook page's source
+    fourth = prepare.fingerprint({"en": docs}, root=root)
+    (docs / "notebooks" / "n.py").write_text("print(2)\n", encoding="utf-8")
+    fifth = prepare.fingerprint({"en": docs}, root=root)
+    assert len({first, second, third, fourth, fifth}) == 5
+    assert prepare.fingerprint({"en": docs}, generated=False, root=root) != fifth
 
 
 def test_the_cli_writes_the_manifest_and_prints_its_counts(tmp_path):
