@@ -45,11 +45,13 @@ def on_startup(command, dirty):
 @_fail_build
 def on_config(config):
     _root_on_path()
-    if _state.get("serve") and "site" in _state:  # a rebuild under `mkdocs serve`: the site layer as it is now
+    rebuild = bool(_state.get("serve") and "site" in _state)
+    if rebuild:  # a rebuild under `mkdocs serve`: the site layer as it is now
         for name in [m for m in sys.modules if m.split(".")[0] in ("normsite", "normref")]:
             del sys.modules[name]
     Site = importlib.import_module("normsite.build").Site
-    site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir, config.site_dir)
+    site = _state["site"] = Site("zh" if str(config.theme["language"]).startswith("zh") else "en", config.docs_dir,
+                                 config.site_dir, rebuild=rebuild)
     config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url, config.repo_url, config.extra.get("repo_branch"))
     config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
     config.extra["scope"] = site.scope  # one palette key for / and /en/ (Material's extra.scope)

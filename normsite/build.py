@@ -78,10 +78,11 @@ def nav_titles(items, out: dict | None = None) -> dict[str, str]:
 
 class Site:
     def __init__(self, lang: str, docs_dir: str | Path, site_dir: str | Path | None = None, *,
-                 generated: bool | None = None, glossary_path: str | Path | None = None):
+                 generated: bool | None = None, glossary_path: str | Path | None = None, rebuild: bool = False):
         if lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
         self.lang, self.docs_dir = lang, Path(docs_dir)
+        self.rebuild = rebuild  # a rebuild under `mkdocs serve`: the prepare pass runs only when what it reads changed
         self.site_dir = Path(site_dir) if site_dir is not None else None
         self.reading_order: dict[str, str] = {}  # {docs path: nav title}, in the nav's order
         self.rendered: dict[str, tuple[str, str]] = {}  # {docs path: (url, HTML)} of Markdown pages
@@ -101,6 +102,7 @@ class Site:
         self.roots: dict | None = None  # configure(): {lang: root URL}
         self.nb_counts = (0, 0)  # (executed, from cache) by the prepare pass: both languages' notebooks
         self.provenance: cite.Provenance | None = None  # what the site is built from (cite())
+        self.cite_texts: dict | None = None  # the citation block's words (cite())
         release.default_source_date_epoch()
         cache.STATS.update(hit=0, miss=0)
         stepcache.STATS.clear()
@@ -180,7 +182,7 @@ class Site:
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
-        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh", roots=self.roots)
+        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh", reuse=self.rebuild, roots=self.roots)
         self.prepare_log = self.manifest["log"]
         mine = self.manifest["langs"][self.lang]
         if self.manifest["ran"]:
@@ -322,11 +324,11 @@ class Site:
         Not on the print edition: it is every other page at once, and stamps its own date."""
         if src_uri == printed.PRINT_PAGE:
             return output
-        if self.provenance is None:  # once per build: git is asked once, not per page
-            self.provenance = cite.provenance(ROOT)
+        if self.provenance is None:  # once per build: git is asked once and the block's words read once, not per page
+            self.provenance, self.cite_texts = cite.provenance(ROOT), cite.texts()
         title = cite.page_title(output, nav_title)
         html_block = cite.block(self.lang, title, [site_name, *groups, nav_title], url,
-                                cite.key_for(self.lang, page_url), self.provenance)
+                                cite.key_for(self.lang, page_url), self.provenance, self.cite_texts)
         try:
             return cite.insert(output, html_block)
         except ValueError as e:

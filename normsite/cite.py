@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-import yaml
+from normref.schema import yaml_load
 
 from . import LANGS
 
@@ -79,7 +79,7 @@ def provenance(root: str | Path = ROOT, environ=None) -> Provenance:
 
 def texts(path: str | Path = DATA) -> dict:
     """The block's words per language, checked: every key, in both languages, plus the BibTeX template."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    data = yaml_load(Path(path).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("bibtex"), str):
         raise ValueError(f"{path}: expected a mapping with a 'bibtex' template")
     for lang in LANGS:

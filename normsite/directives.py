@@ -264,10 +264,18 @@ def page_titles(docs_dir: str | Path) -> dict[str, str]:
     the MkDocs process's, and the pages' H1s are what the nav shows)."""
     out = {}
     for md in sorted(Path(docs_dir).rglob("*.md")):
-        m = re.search(r"^# (.+?)(?:\s*\{[^}]*\})?\s*$", md.read_text(encoding="utf-8"), re.M)
-        if m:
-            out[md.relative_to(docs_dir).as_posix()] = m.group(1).strip()
+        if (title := page_title(md.read_text(encoding="utf-8"))) is not None:
+            out[md.relative_to(docs_dir).as_posix()] = title
     return out
+
+
+def page_title(markdown: str) -> str | None:
+    """A page's H1, as its Markdown source writes it (None when it has none)."""
+    m = _H1.search(markdown)
+    return m.group(1).strip() if m else None
+
+
+_H1 = re.compile(r"^# (.+?)(?:\s*\{[^}]*\})?\s*$", re.M)
 
 
 def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) -> str:

@@ -16,7 +16,8 @@ no normref experiment, and because this pass is a fresh process, ``mkdocs
 serve`` sees every normref and normsite edit on its next rebuild by
 construction. The Chinese build (first) always runs it; the English build
 reuses the manifest when its inputs (:func:`fingerprint`) are unchanged, else
-runs it too. A directive that cannot be expanded is kept in the manifest as its
+runs it too; so does a rebuild under `mkdocs serve`, where a prose edit (a page
+whose directives, anchors and title stay: :func:`page_reads`) needs no pass. A directive that cannot be expanded is kept in the manifest as its
 error, and the page that holds it fails the build naming it.
 
 Importing this module is cheap: the work is imported by :func:`prepare`.
@@ -38,7 +39,7 @@ from normref import cache
 
 from . import LANGS, SiteError
 
-__all__ = ["ROOT", "fingerprint", "manifest_path", "prepare", "obtain", "main", "HEAVY", "heavy_modules", "why_lines"]
+__all__ = ["ROOT", "fingerprint", "page_reads", "manifest_path", "prepare", "obtain", "main", "HEAVY", "heavy_modules", "why_lines"]
 
 ROOT = Path(__file__).resolve().parent.parent
 # What prepare reads besides the pages: the code and data it runs, the snippets, the tests the ledger names.
@@ -56,20 +57,35 @@ def heavy_modules() -> list[str]:
 
 def fingerprint(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT,
                 roots: Mapping[str, str] | None = None) -> str:
-    """SHA-256 of everything a manifest depends on: the pages and notebooks (every file of each language's
-    docs folder), the code and data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
+    """SHA-256 of everything a manifest depends on: what the pass reads of each language's pages
+    (:func:`page_reads`) and the other files of its docs folder (a notebook page's .py), the code and
+    data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
     and whether figures are drawn. Equal fingerprints: the manifest can be reused as is."""
     h = hashlib.sha256()
     h.update(f"{sorted((k, str(Path(v).resolve())) for k, v in dirs.items())}\0{generated}\0"
              f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.executable}\0"
              f"{sorted((roots or {}).items())}\0".encode())
-    # Every file of the docs folders, not only the pages: a notebook page's source is its .py (small folders).
-    folders = [(Path(d), "*") for d in dirs.values()] + [(root / name, "*") for name in INPUTS]
-    for folder, pattern in folders:
-        for f in sorted(folder.rglob(pattern)):
+    folders = [(lang, Path(d)) for lang, d in dirs.items()] + [(None, root / name) for name in INPUTS]
+    for lang, folder in folders:
+        for f in sorted(folder.rglob("*")):
             if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
-                h.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+                data = page_reads(f.read_text(encoding="utf-8"), lang).encode() if lang and f.suffix == ".md" \
+                    else f.read_bytes()
+                h.update(str(f).encode() + b"\0" + data + b"\0")
     return h.hexdigest()
+
+
+def page_reads(markdown: str, lang: str) -> str:
+    """What the pass reads of one page, as JSON: its directives (as the pass finds them, after the Chinese
+    soft line breaks are joined, and as written), its anchors and their labels (the ledger's and the card
+    bank's evidence links, normsite.ledger.anchors) and its H1 (the card bank's labels). A prose edit
+    leaves this unchanged, and the manifest with it: under `mkdocs serve`, such a rebuild needs no pass."""
+    from . import cjk, directives, ledger
+
+    joined = cjk.join_soft_breaks(markdown) if lang == "zh" else markdown
+    return json.dumps({"directives": [m.group(0) for text in (joined, markdown) for m in directives.PREPARED.finditer(text)],
+                       "anchors": ledger.anchors(markdown), "title": directives.page_title(markdown)},
+                      ensure_ascii=False, sort_keys=True)
 
 
 def manifest_path(fp: str) -> Path:
@@ -241,11 +257,13 @@ def _wait_for(path: Path, after_ns: int) -> None:
         time.sleep(0.05)
 
 
-def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True,
+def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True, reuse: bool = False,
            roots: Mapping[str, str] | None = None) -> dict:
     """The manifest for ``dirs``: from a fresh ``python -m normsite.prepare`` process, or (``run`` False)
-    the one already written for the same inputs when there is one. Its "log" is the line to print. A failed
-    pass raises SiteError with the end of its output."""
+    the one already written for the same inputs when there is one. ``reuse`` (a rebuild under `mkdocs
+    serve`): run the pass unless nothing it reads changed since it wrote a manifest whose files are all
+    still in the cache (a prose edit). Its "log" is the line to print. A failed pass raises SiteError with
+    the end of its output."""
     path = manifest_path(fingerprint(dirs, generated, roots=roots))
     after = os.environ.get("NORMREF_PREPARE_AFTER", "")
     if not run and after:  # normsite.sitebuild: the Chinese build beside this one writes it (a fresh pass)
@@ -253,6 +271,12 @@ def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool 
     if not run and path.is_file():
         manifest = json.loads(path.read_text(encoding="utf-8"))
         return dict(manifest, ran=False, log=f"normref prepare: inputs unchanged, reused {path.name}")
+    if reuse and path.is_file():
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if all(Path(f).is_file() for lang in manifest["langs"].values()
+               for f in [*lang["files"].values(), *lang["executed"].values()]):
+            return dict(manifest, ran=False, log=f"normref prepare: nothing the pass reads changed "
+                                                 f"(the code, the pages' directives, anchors and titles), reused {path.name}")
     cmd = [sys.executable, "-m", "normsite.prepare", "--out", str(path)]
     cmd += [a for lang, d in dirs.items() for a in ("--docs", f"{lang}={Path(d).resolve()}")]
     cmd += [] if generated else ["--no-generated"]

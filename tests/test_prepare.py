@@ -85,6 +85,30 @@ def test_the_fingerprint_follows_the_pages_and_the_code(tmp_path):
     assert prepare.fingerprint({"en": docs}, generated=False, root=root) != fifth
 
 
+def test_the_fingerprint_ignores_prose_and_follows_what_the_pass_reads_of_a_page(tmp_path):
+    """A page counts by its directives, anchors and H1 (prepare.page_reads): a prose edit keeps the
+    fingerprint, so a serve rebuild reuses the manifest; an edit to any of those three changes it."""
+    page = "# Title { #top }\n\nSome prose.\n\n## Part { #part }\n\nTake [[value: worked.x]].\n"
+    docs = _docs(tmp_path, {"a.md": page})
+    fp = lambda: prepare.fingerprint({"en": docs})  # noqa: E731
+    first = fp()
+    (docs / "a.md").write_text(page.replace("Some prose.", "Other prose, longer."), encoding="utf-8")
+    assert fp() == first
+    seen = {first}
+    for old, new in [("worked.x", "worked.rms"), ("{ #part }", "{ #piece }"), ("# Title", "# Another title"),
+                     ("## Part", "## Piece")]:
+        page = page.replace(old, new)
+        (docs / "a.md").write_text(page, encoding="utf-8")
+        assert fp() not in seen, f"{old} -> {new} left the fingerprint unchanged"
+        seen.add(fp())
+    zh = tmp_path / "docs" / "zh"
+    zh.mkdir()
+    (zh / "a.md").write_text("第一行\n[[value: worked.x]]\n", encoding="utf-8")
+    both = prepare.fingerprint({"zh": zh})
+    (zh / "a.md").write_text("第一行改了\n[[value: worked.x]]\n", encoding="utf-8")
+    assert prepare.fingerprint({"zh": zh}) == both
+
+
 def test_the_cli_writes_the_manifest_and_prints_its_counts(tmp_path):
     docs = _docs(tmp_path, {"a.md": "[[value: worked.x]]\n"})
     out = tmp_path / "m.json"
@@ -111,6 +135,27 @@ def test_the_english_build_reuses_the_manifest_until_an_input_changes(tmp_path):
     (docs / "a.md").write_text("[[value: worked.rms]]\n", encoding="utf-8")
     edited = prepare.obtain({"en": docs}, generated=False, run=False)
     assert edited["ran"] and set(edited["langs"]["en"]["pages"]["a.md"]) == {"[[value: worked.rms]]"}
+
+
+def test_a_serve_rebuild_reuses_the_manifest_after_a_prose_edit_only(tmp_path):
+    """obtain(reuse=True), as a rebuild under `mkdocs serve` calls it: no pass after a prose edit; a pass after
+    a directive edit, and when a file the manifest names has left the cache."""
+    import json
+
+    docs = _docs(tmp_path, {"a.md": "# A { #a }\n\nProse. [[value: worked.x]]\n"})
+    assert prepare.obtain({"en": docs}, generated=False, reuse=True)["ran"]  # no manifest yet: the pass runs
+    (docs / "a.md").write_text("# A { #a }\n\nOther prose. [[value: worked.x]]\n", encoding="utf-8")
+    prose = prepare.obtain({"en": docs}, generated=False, reuse=True)
+    assert not prose["ran"] and "nothing the pass reads changed" in prose["log"]
+    assert set(prose["langs"]["en"]["pages"]["a.md"]) == {"[[value: worked.x]]"}
+    (docs / "a.md").write_text("# A { #a }\n\nOther prose. [[value: worked.rms]]\n", encoding="utf-8")
+    edited = prepare.obtain({"en": docs}, generated=False, reuse=True)
+    assert edited["ran"] and set(edited["langs"]["en"]["pages"]["a.md"]) == {"[[value: worked.rms]]"}
+    path = prepare.manifest_path(prepare.fingerprint({"en": docs}, generated=False))
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["langs"]["en"]["files"]["figures/gone.svg"] = str(tmp_path / "gone.svg")  # cleared from the cache
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert prepare.obtain({"en": docs}, generated=False, reuse=True)["ran"]
 
 
 def test_a_build_beside_the_pass_waits_for_a_manifest_written_after_it_started(tmp_path, monkeypatch):
