@@ -52,3 +52,15 @@ def test_the_check_fails_when_readme_and_json_disagree(tmp_path):
     assert any("warm build" in r[0] and r[3] == "**fails**" for r in perf_table.rows(changed))
     with pytest.raises(ValueError, match="between"):
         perf_table.readme_block("no markers here")
+
+
+def test_a_serve_run_with_directive_edits_labels_both_rows():
+    """The budget row is the prose edit (the prepare pass's manifest reused); an edit adding a value, which
+    runs the pass, gets its own row, measured and said to be no budget."""
+    data = copy.deepcopy(_data())
+    data["parts"]["serve"]["directive_edit_to_served_s"] = [3.0, 2.5, 4.0]
+    got = {r[0]: r for r in perf_table.rows(data)}
+    prose = [r for k, r in got.items() if k.startswith("edit one page under `make serve`")]
+    assert len(prose) == 1 and "a prose edit" in prose[0][0]
+    added = [r for k, r in got.items() if "the prepare pass runs" in k]
+    assert len(added) == 1 and added[0][1:] == ("3.00 s", "not a budget", "")
