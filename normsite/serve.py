@@ -3,7 +3,7 @@
 `mkdocs serve` serves one config (the Chinese one, at /). After each of its
 rebuilds the serve hook builds the English config into a folder of its own, in a
 fresh process (:func:`build_english`: the code as it is now, never the code the
-server started with), and copies it into <served dir>/en/ (which each Chinese
+server started with), and links (or copies) it into <served dir>/en/ (which each Chinese
 rebuild wipes). Editing a Chinese page should not cost an English build, so the
 English site is rebuilt only when the files it is built from change (paths,
 sizes, mtimes).
@@ -68,12 +68,22 @@ class EnglishSite:
                 logging.getLogger("mkdocs.hooks.serve_en").error("English build failed:\n%s", proc.stderr[-4000:])
                 return
             self.built_from = fp
-        shutil.copytree(self.folder, Path(site_dir) / "en", dirs_exist_ok=True)
+        shutil.copytree(self.folder, Path(site_dir) / "en", dirs_exist_ok=True, copy_function=_link_or_copy)
 
     def close(self) -> None:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """A hard link (13 MB of English site linked in milliseconds, copied in a tenth of a second per rebuild);
+    a copy when the two folders are on different file systems. An English rebuild writes new files (MkDocs
+    empties its folder first), so a served link never changes under a reader."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 @contextlib.contextmanager

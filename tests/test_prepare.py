@@ -314,3 +314,36 @@ def test_the_pool_expands_the_missing_values_and_the_counts_say_so(tmp_path, mon
     (docs / "c.md").write_text("[[value: worked.y]]\n", encoding="utf-8")
     one = prepare.prepare({"en": docs}, generated=False)
     assert one["counts"]["value"] == [1, 2], one["counts"]
+
+
+def test_the_english_site_under_serve_is_linked_into_the_served_folder_and_rebuilt_only_on_change(tmp_path, monkeypatch):
+    """normsite.serve.EnglishSite: after each Chinese rebuild (which empties the served folder) the English
+    build's files appear under en/, hard-linked, not copied; the English build runs again only when its inputs
+    change, and a rebuild (new files) leaves a file already served as it was."""
+    from normsite import serve
+
+    builds = []
+
+    def fake_build(folder: Path):
+        for f in folder.iterdir():  # MkDocs empties its site folder first
+            f.unlink()
+        (folder / "index.html").write_text(f"english {len(builds)}", encoding="utf-8")
+        builds.append(folder)
+        return subprocess.CompletedProcess([], 0, "", "")
+
+    inputs = iter([("a",), ("a",), ("b",)])
+    monkeypatch.setattr(serve, "build_english", fake_build)
+    monkeypatch.setattr(serve, "fingerprint", lambda: next(inputs))
+    en = serve.EnglishSite()
+    try:
+        served = []
+        for k in range(3):
+            site = tmp_path / f"site{k}"
+            site.mkdir()
+            en.after_build(site)
+            served.append(site / "en" / "index.html")
+        assert len(builds) == 2, "an unchanged English input must not rebuild"
+        assert [p.read_text(encoding="utf-8") for p in served] == ["english 0", "english 0", "english 1"]
+        assert served[2].stat().st_ino == (en.folder / "index.html").stat().st_ino  # linked, not copied
+    finally:
+        en.close()
