@@ -42,17 +42,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 from normref import cache, labels
+from normref._directives import pattern
 
 from . import SiteError, snippets, stepcache
 from .assets import page_relative
 
-DIRECTIVE = re.compile(r"\[\[(figure|snippet-code|snippet|value|table|data):\s*([^\]\s]+)\s*\]\]")
-
-# The directives prepare expands, by kind: does it take a NAME? One regex finds them all.
+# The directives prepare expands, by kind: does it take a NAME? One pattern finds them all (normref._directives,
+# the one grammar: a kind that takes none, or a missing name, is expand_one's error, naming the page).
 KINDS = {"figure": True, "snippet": True, "snippet-code": True, "value": True, "table": True, "data": True,
          "ledger": False, "quiz": False, "practice": False}
-PREPARED = re.compile(r"\[\[(?P<kind>" + "|".join(sorted(KINDS, key=len, reverse=True))
-                      + r")(?::\s*(?P<name>[^\]\s]+))?\s*\]\]")
+PREPARED = pattern(*KINDS, named=None)
+# The ones that take a name, each with it: what a page expanded in one process asks for (expand, referenced).
+DIRECTIVE = pattern(*(k for k, named in KINDS.items() if named))
 
 # {kind: [computed, cached]} in this process ("svg": figure variants drawn, counted by prepare).
 COUNTS: dict[str, list[int]] = {}

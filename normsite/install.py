@@ -36,6 +36,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from normref._directives import pattern
 from normref._imports import imported
 
 from . import LANGS, SiteError
@@ -44,7 +45,7 @@ from . import wheel as wheel_mod
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_REQUIREMENTS = ROOT / "requirements-models.txt"
 PACKAGE = "normref"
-DIRECTIVE = re.compile(r"\[\[install:\s*([a-z-]+)\s*\]\]")
+DIRECTIVE = pattern("install")  # [[install: KIND]] (normref._directives, the one grammar)
 # A notebook needs a Jupyter kernel to run in; the reader's own Jupyter (or
 # Colab) has one, a bare virtualenv gets it from ipykernel.
 KERNEL = "ipykernel"
@@ -355,7 +356,7 @@ def expand(markdown: str, lang: str, url: str, src_uri: str) -> str:
     from html import escape
 
     def one(m):
-        kind = m.group(1)
+        kind = m.group("name")
         if kind == "base":
             return code_block(pip_lines(Needs(("torch",), False), url), _TITLES["install"][lang])
         if kind == "numpy":

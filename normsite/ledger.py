@@ -31,6 +31,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, field_validator, model_validator
 
 from normref import schema
+from normref._directives import names
 
 __all__ = [
     "DATA", "LANGS", "VERDICTS", "DIRECTIVE", "Claim", "Group", "Ledger", "LedgerError",
@@ -65,7 +66,6 @@ _LABELS = {
 
 _EVIDENCE = re.compile(r"^(?P<page>[a-z0-9][a-z0-9-]*\.md)#(?P<anchor>[A-Za-z0-9_-]+)$")
 _TEST = re.compile(r"^(?P<file>tests/[A-Za-z0-9_]+\.py)::(?P<names>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?)$")
-_VALUE = re.compile(r"\[\[value:\s*([^\]\s]+)\s*\]\]")
 
 
 class LedgerError(ValueError):
@@ -206,7 +206,6 @@ def load(path: str | Path = DATA) -> Ledger:
 # ---------------------------------------------------------------- checks against the project
 
 _HEADING = re.compile(r"^(#{1,6})\s+(?P<text>.*?)\s*\{[^}]*#(?P<id>[A-Za-z0-9_-]+)[^}]*\}\s*$", re.M)
-_FIGURE = re.compile(r"\[\[figure:\s*([^\]\s]+)\s*\]\]")
 _HTML_ID = re.compile(r"""\bid\s*=\s*["']([A-Za-z0-9_-]+)["']""")
 
 
@@ -227,7 +226,7 @@ def anchors(markdown: str) -> dict[str, str]:
             section = re.sub(r"[*_`]", "", h.group("text")).strip()
             out[h.group("id")] = section
             continue
-        for name in _FIGURE.findall(line):
+        for name in names(line, "figure"):
             out.setdefault(f"fig-{name}", section)
         for hid in _HTML_ID.findall(line):
             out.setdefault(hid, section)
@@ -298,7 +297,7 @@ def check_values(ledger: Ledger, known: Iterable[str]) -> None:
     """Every ``[[value: NAME]]`` in a reason names a known value."""
     known = set(known)
     errors = [f"claim {c.id!r}: unknown value {name!r} in its reason ({lang})"
-              for c in ledger.claims for lang in LANGS for name in _VALUE.findall(c.why[lang]) if name not in known]
+              for c in ledger.claims for lang in LANGS for name in names(c.why[lang], "value") if name not in known]
     if errors:
         raise LedgerError("claim ledger: " + "\n  ".join(errors))
 

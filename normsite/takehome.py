@@ -27,12 +27,14 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify_unicode  # Python-Markdown (not MkDocs): the slugs the pages use
 
+from normref._directives import pattern
+
 from . import LANGS, SiteError, colab, install, snippets
 from . import wheel as wheel_mod
 
 __all__ = ["TakeHome", "SNIPPET_DIRECTIVE", "SITE_BUILD_ENV"]
 
-SNIPPET_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\[\[(?:snippet|snippet-code):\s*(?P<name>[^\]\s]+)\s*\]\]", re.M)
+SNIPPET_DIRECTIVE = pattern("snippet", "snippet-code", at_line_start=True)
 SITE_BUILD_ENV = "NORMREF_SITE_BUILD"
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -133,3 +133,42 @@ def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
     mods = {"pkg", "pkg.m", "pkg.n"}
     graph = {m: _edges(m, pkg / ("__init__.py" if m == "pkg" else m[4:] + ".py"), mods) - {m} for m in mods}
     assert graph["pkg.m"] == {"pkg.n"} and find_cycle(graph) is None
+
+
+def test_the_directive_grammar_is_written_once():
+    """Every reader of [[KIND: NAME]] builds its pattern from normref._directives; no other module writes a
+    regular expression for a directive (the card bank's digit check masks any [[…]] whole: not a directive reader)."""
+    allowed = {"normref/_directives.py", "normref/data/cards.py:_NOT_PROSE"}
+    found = []
+    for package in ("normref", "normsite"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and r"\[\[" in node.value:
+                    target = rel
+                    if rel == "normref/data/cards.py" and node.value.startswith(r"\[\[[^\]]*\]\]|"):
+                        target = f"{rel}:_NOT_PROSE"
+                    if target not in allowed:
+                        found.append(f"{rel}:{node.lineno}: {node.value[:60]}")
+    assert not found, "directive patterns outside normref/_directives.py:\n" + "\n".join(found)
+
+
+def test_the_directive_grammar_names_kind_and_name():
+    from normref._directives import names, pattern
+
+    both = pattern("snippet", "snippet-code")
+    assert [m.group("kind", "name") for m in both.finditer("[[snippet-code: a.py]] [[snippet:b.py ]]")] == \
+        [("snippet-code", "a.py"), ("snippet", "b.py")]
+    assert pattern("value").findall("[[value: x]] [[value]] [[table: t]]") == [("value", "x")]
+    optional = pattern("value", "quiz", named=None)
+    assert [m.group("kind", "name") for m in optional.finditer("[[quiz]] [[value: y]]")] == [("quiz", None), ("value", "y")]
+    assert pattern("quiz", named=False).fullmatch("[[quiz]]") and not pattern("quiz", named=False).search("[[quiz: x]]")
+    line = pattern("snippet", at_line_start=True)
+    assert [m.group("indent", "name") for m in line.finditer("    [[snippet: a.py]]\ntext [[snippet: b.py]]")] == [("    ", "a.py")]
+    assert names("[[value: a]] and [[value: b]], [[figure: c]], [[value: a]]", "value") == ["a", "b", "a"]
+    with pytest.raises(ValueError, match="kinds must be"):
+        pattern()
+    with pytest.raises(ValueError, match="kinds must be"):
+        pattern("Value")
+    with pytest.raises(TypeError, match="named must be"):
+        pattern("value", named="yes")

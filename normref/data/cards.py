@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from . import dataset
+from .._directives import names
 from ..bilingual import LANGS
 
 __all__ = ["DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "CardError", "load", "parse", "typed_numbers", "values_used", "cards_index"]
@@ -36,7 +37,6 @@ _LINK = r"^[a-z0-9][a-z0-9-]*\.md#[A-Za-z0-9_-]+$"
 # box k comes back INTERVALS[k - 1] days after a Good; at most NEW_PER_DAY unseen cards are introduced a day.
 INTERVALS = (1, 2, 4, 8, 16)
 NEW_PER_DAY = 10
-VALUE = re.compile(r"\[\[value:\s*([^\]\s]+)\s*\]\]")
 
 # Digits a card may type: sourced facts, not measurements. Years; the papers' numbers (Xiong et al.'s 8.45 and
 # about 34 BLEU, 4000 and 500 warmup steps; LLaMA's 2000; the RMSNorm paper's 7%–64%, 6.9% and 6.25%; DeepNet's
@@ -65,7 +65,7 @@ def typed_numbers(text: str) -> list[str]:
 
 
 def values_used(text: str) -> list[str]:
-    return VALUE.findall(text)
+    return names(text, "value")
 
 
 @functools.lru_cache(maxsize=1)
