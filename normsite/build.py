@@ -312,7 +312,11 @@ class Site:
             link.id = new_id
 
     def post_page(self, output: str, src_uri: str) -> str:
-        output = notebooks.scrub_page(output, src_uri, self.lang)
+        if notebooks.is_notebook(src_uri):  # a megabyte of nbconvert's HTML and CSS to scan: a cached page step
+            output = stepcache.cached("scrub", f"{self.lang}:{src_uri}", {"html": output},
+                                      lambda: notebooks.scrub_page(output, src_uri, self.lang), libs=("tinycss2",))
+        else:
+            output = notebooks.scrub_page(output, src_uri, self.lang)
         if src_uri == printed.PRINT_PAGE:
             output = self._print_page(output)
         return output
