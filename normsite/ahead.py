@@ -46,6 +46,7 @@ class Ahead:
     directives: dict = field(default_factory=dict)  # {kind: [computed, cached]} by the pool's directive tasks
     directive_tasks: dict = field(default_factory=dict)  # {kind: how many top-level tasks the pool ran}
     why: list = field(default_factory=list)  # "kind/name: why it is computed", one per miss (normref.cache.why)
+    figure_steps: dict = field(default_factory=dict)  # {(name, lang, theme): its cache step}, found once per pass
 
 
 def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
@@ -95,7 +96,8 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
     out = Ahead()
     fig_missing = []
     for j in dict.fromkeys(jobs):
-        if _missing(figures.step_of(*j), out):
+        out.figure_steps[j] = figures.step_of(*j)
+        if _missing(out.figure_steps[j], out):
             fig_missing.append(j)
     out.figures_cached = len(dict.fromkeys(jobs)) - len(fig_missing)
     snip_missing = []

@@ -32,6 +32,7 @@ process computed and found cached (prepare's summary line).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import hashlib
@@ -147,14 +148,32 @@ class _Probed(Exception):
 
 
 _PROBE = contextvars.ContextVar("normsite.directives.probe", default=False)
+# Within one prepare pass (one_pass) nothing a key reads changes: each directive's step is found once, by the
+# probe that asks whether it is cached (step_of_directive), and reused when the page loop expands it.
+_STEPS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("normsite.directives.steps", default=None)
+
+
+@contextlib.contextmanager
+def one_pass():
+    """The scope of one prepare pass: inside it, each directive's cache step is computed once."""
+    token = _STEPS.set({})
+    try:
+        yield
+    finally:
+        _STEPS.reset(token)
 
 
 def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callable[[], str]) -> str:
     """The expansion of one directive for one language, through the one cache recipe (normref.cache.step_of):
     its parameters, normref's data files, normsite's code and the import closure of ``modules``."""
-    s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=modules,
-                      inputs={**{k: str(v) for k, v in params.items()}, "normref data files": _data_files(),
-                              **labels.key_inputs(cache.closure(modules)), **stepcache.site_files()})
+    memo, at = _STEPS.get(), (kind, name, tuple(sorted((k, str(v)) for k, v in params.items())), tuple(modules))
+    s = memo.get(at) if memo is not None else None
+    if s is None:
+        s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=modules,
+                          inputs={**{k: str(v) for k, v in params.items()}, "normref data files": _data_files(),
+                                  **labels.key_inputs(cache.closure(modules)), **stepcache.site_files()})
+        if memo is not None:
+            memo[at] = s
     if _PROBE.get():
         raise _Probed(s)
     value, hit = cache.step(s, compute, lambda v: json.dumps(v).encode(), json.loads)

@@ -103,6 +103,13 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
             roots: Mapping[str, str] | None = None) -> dict:
     """Compute every directive of the pages in ``dirs`` ({lang: docs folder}); the manifest (a dict).
     ``roots`` ({lang: the site's root URL}): where the practice page's Anki deck links each card's evidence."""
+    from . import directives
+
+    with directives.one_pass():  # each directive's cache step found once: asked by the pool's probe, then expanded
+        return _prepare(dirs, generated, root, roots)
+
+
+def _prepare(dirs: Mapping[str, str | Path], generated: bool, root: Path, roots: Mapping[str, str] | None) -> dict:
     from . import ahead, cjk, directives, nbexec
 
     t0 = time.perf_counter()
@@ -124,7 +131,7 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
 
             for name in directives.referenced(docs, "figure"):
                 for theme in figures.THEMES:
-                    files[f"figures/{name}-{theme}.svg"] = str(figures.step_of(name, lang, theme).path.resolve())
+                    files[f"figures/{name}-{theme}.svg"] = str(done.figure_steps[(name, lang, theme)].path.resolve())
                     drawn += (name, lang, theme) in done.figures_drawn
         snips = list(directives.referenced(docs, "snippet"))
         snip_run = sum(n in done.snippets_run for n in snips)
