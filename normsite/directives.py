@@ -289,13 +289,13 @@ def page_titles(docs_dir: str | Path) -> dict[str, str]:
     return out
 
 
+_H1 = re.compile(r"^# (.+?)(?:\s*\{[^}]*\})?\s*$", re.M)
+
+
 def page_title(markdown: str) -> str | None:
     """A page's H1, as its Markdown source writes it (None when it has none)."""
     m = _H1.search(markdown)
     return m.group(1).strip() if m else None
-
-
-_H1 = re.compile(r"^# (.+?)(?:\s*\{[^}]*\})?\s*$", re.M)
 
 
 def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) -> str:

@@ -17,8 +17,9 @@ serve`` sees every normref and normsite edit on its next rebuild by
 construction. The Chinese build (first) always runs it; the English build
 reuses the manifest when its inputs (:func:`fingerprint`) are unchanged, else
 runs it too; so does a rebuild under `mkdocs serve`, where a prose edit (a page
-whose directives, anchors and title stay: :func:`page_reads`) needs no pass. A directive that cannot be expanded is kept in the manifest as its
-error, and the page that holds it fails the build naming it.
+whose directives, anchors and title stay: :func:`page_reads`) needs no pass. A
+directive that cannot be expanded is kept in the manifest as its error, and the
+page that holds it fails the build naming it.
 
 Importing this module is cheap: the work is imported by :func:`prepare`.
 """
