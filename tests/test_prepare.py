@@ -280,8 +280,14 @@ def test_serve_shows_a_value_module_edit_without_a_restart(tmp_path, site_build)
         _wait(zh, lambda t: "31415926" in t, 900, proc, log)
         _wait(en, lambda t: "31415926" in t, 300, proc, log)
         served = log.read_text()
-        assert served.count("normref prepare [zh, en]: computed") >= 2, "each rebuild runs the prepare pass"
+        assert served.count("normref prepare [zh, en]: computed") >= 2, "a code edit runs the prepare pass"
         assert "heavy modules imported: none" in served, served[-3000:]
+        # A prose edit is served too, from a rebuild that reuses the pass's manifest (nothing the pass reads changed).
+        page = tree / "docs" / "zh" / "index.md"
+        page.write_text(page.read_text(encoding="utf-8") + "\n\nprose-edit-27182818\n", encoding="utf-8")
+        _wait(zh, lambda t: "prose-edit-27182818" in t, 300, proc, log)
+        again = log.read_text()[len(served):]
+        assert "nothing the pass reads changed" in again and "normref prepare [zh, en]: computed" not in again, again[-3000:]
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
