@@ -15,7 +15,7 @@
 # (Eq. 11). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
 # does to it, on `normref.moe.LatentMoE` in a scaled-down K3 shape; then it trains a toy model with and
 # without the norm. This notebook reruns both with the same functions and settings. Everything is
-# synthetic and seeded; the toy training takes about 15 s on two cores the first time, then it is cached.
+# synthetic and seeded; the toy training runs only the first time, then it comes from the cache.
 #
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
 # from this site when it is missing.

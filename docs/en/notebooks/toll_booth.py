@@ -14,8 +14,8 @@
 # The toll-booth page's three pieces of evidence, with the same normref functions and the same settings as
 # its figures: per-layer gradients at initialization, the length of the residual stream against Lemma 2 of
 # Xiong et al. (2020), and a short training run with and without warmup. Everything is synthetic and
-# seeded; results are cached on disk under `.cache/normref`, so a second run is instant. The training run
-# takes about 15 s on two cores the first time.
+# seeded; results are cached on disk under `.cache/normref`: the training runs only the first time, and a
+# second run is instant.
 #
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
 # from this site when it is missing.
