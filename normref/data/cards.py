@@ -28,7 +28,8 @@ from . import dataset
 from .._directives import names
 from ..bilingual import LANGS
 
-__all__ = ["DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "CardError", "load", "parse", "typed_numbers", "values_used", "cards_index"]
+__all__ = ["DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "SHORT_UNITS", "DEEP_UNITS", "CardError", "load", "parse",
+           "typed_numbers", "values_used", "cards_index", "spoken_units", "speakable_problems"]
 
 DATA = Path(__file__).with_name("cards.yml")
 _ID = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -216,3 +217,89 @@ def cards_index(lang):
             "topics": [{"id": t.id, "title": getattr(t.title, lang)} for t in bank.topics],
             "cards": [{"id": c.id, "topic": c.topic, "followups": len(c.followups)}
                       for t in bank.topics for c in bank.cards if c.topic == t.id]}
+
+
+# What a candidate can say out loud (issue T). A 30-second answer is 150–220 Chinese units or 70–100 English
+# words; a deep answer, for "tell me more", one to two minutes at the same pace. spoken_units counts what is
+# said: a Chinese unit is one Han character or one run of Latin letters and digits (a term or a number is said
+# as one word); an English word is a whitespace-separated token with a letter or digit in it. A
+# [[value: NAME]] counts as one word (a number), a link as its text, punctuation and markup as nothing.
+SHORT_UNITS = {"zh": (150, 220), "en": (70, 100)}
+DEEP_UNITS = {"zh": (300, 600), "en": (140, 280)}
+# A short answer opens like a candidate talking, not like the ledger ("已更正。", "With a condition."); no card
+# points at "this page", which means nothing on the practice page or in Anki; a follow-up asks about the
+# subject, not about this site.
+_VERDICT_OPENER = re.compile(r"^\W*(已更正|有条件成立|因模型而异|本站未能复现|本站无法核查|说法需要修正|成立|"
+                             r"corrected|with a condition|holds with a condition|holds|depends on the model|"
+                             r"not reproduced here|not checkable here|it needs correcting)(?![\w])", re.I)
+_THIS_PAGE = re.compile(r"本页|这一页|this page|this page's", re.I)
+_ABOUT_SITE = re.compile(r"本站|这个网站|this site|the site\b", re.I)
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_RUN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff.+\-]*")
+
+
+def spoken_units(text: str, lang: str) -> int:
+    """How long ``text`` is when said aloud: Chinese units (zh) or English words (en); see SHORT_UNITS."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    t = re.sub(r"\[\[[^\]]*\]\]", " N ", text)
+    t = re.sub(r"\]\([^)]*\)", "] ", t)
+    if lang == "zh":
+        return len(_HAN.findall(t)) + len(_LATIN_RUN.findall(t))
+    return sum(1 for w in t.split() if re.search(r"[A-Za-z0-9]", w))
+
+
+def _question_key(text: str) -> str:
+    """A question reduced to its letters, digits and Han characters."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _same_question(a: str, b: str) -> bool:
+    """Two questions that ask the same thing in nearly the same words (difflib's ratio ≥ 0.75)."""
+    import difflib
+
+    return difflib.SequenceMatcher(None, _question_key(a), _question_key(b)).ratio() >= 0.75
+
+
+def speakable_problems(bank=None, ids=None) -> list[str]:
+    """Every way the cards (all, or those in ``ids``) fail to be something a candidate says out loud:
+    lengths outside SHORT_UNITS / DEEP_UNITS, a short answer that opens with a ledger verdict, "this page"
+    anywhere, a follow-up about the site, a follow-up or question that repeats another card's question, and
+    the [[value: …]] names that differ between the languages of one text."""
+    bank = default() if bank is None else bank
+    out: list[str] = []
+    for c in bank.cards:
+        if ids is not None and c.id not in ids:
+            continue
+        for lang in LANGS:
+            for field, (lo, hi) in (("short", SHORT_UNITS[lang]), ("deep", DEEP_UNITS[lang])):
+                n = spoken_units(getattr(getattr(c, field), lang), lang)
+                if not lo <= n <= hi:
+                    out.append(f"card {c.id!r}: {field}.{lang} is {n} {'units' if lang == 'zh' else 'words'}, "
+                               f"not {lo}–{hi}")
+            if _VERDICT_OPENER.match(getattr(c.short, lang)):
+                out.append(f"card {c.id!r}: short.{lang} opens with a ledger verdict: "
+                           f"{getattr(c.short, lang)[:20]!r}")
+            for text in c.texts(lang):
+                if _THIS_PAGE.search(text):
+                    out.append(f"card {c.id!r}: {lang} says 'this page': {_THIS_PAGE.search(text).group(0)!r}")
+            for f in c.followups:
+                q = getattr(f.q, lang)
+                if _ABOUT_SITE.search(q):
+                    out.append(f"card {c.id!r}: a {lang} follow-up asks about the site: {q[:40]!r}")
+                for other in bank.cards:
+                    if other.id != c.id and _same_question(q, getattr(other.question, lang)):
+                        out.append(f"card {c.id!r}: a {lang} follow-up repeats card {other.id!r}'s question")
+        fields = [("question", c.question), ("short", c.short), ("deep", c.deep)]
+        fields += [(f"followup {i + 1}", x) for i, f in enumerate(c.followups) for x in (f.q, f.a)]
+        for name, text in fields:
+            zh, en = sorted(values_used(text.zh)), sorted(values_used(text.en))
+            if zh != en:
+                out.append(f"card {c.id!r}: {name} uses values {zh} in zh and {en} in en")
+    for i, c in enumerate(bank.cards):
+        for other in bank.cards[:i]:
+            if (ids is None or c.id in ids) and _same_question(c.question.en, other.question.en):
+                out.append(f"card {c.id!r}: its question repeats card {other.id!r}'s")
+    return out
