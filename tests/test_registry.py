@@ -18,7 +18,7 @@ KINDS = {"figure": figures.names, "value": values.names, "table": values.table_n
 
 def _used() -> dict[str, dict[str, list[str]]]:
     """{kind: {name: [files that use it]}} over both languages' pages and notebooks, and the claim ledger's
-    reasons (the ledger page shows them through [[ledger]])."""
+    reasons and scales (the ledger page shows them through [[ledger]])."""
     used: dict[str, dict[str, list[str]]] = {k: {} for k in KINDS}
     for lang in ("zh", "en"):
         for f in sorted((ROOT / "docs" / lang).rglob("*")):
@@ -29,7 +29,7 @@ def _used() -> dict[str, dict[str, list[str]]]:
     where = str(ledger.DATA.relative_to(ROOT))
     for claim in ledger.load().claims:
         for lang in ("zh", "en"):
-            for kind, name in directives.DIRECTIVE.findall(claim.why[lang]):
+            for kind, name in directives.DIRECTIVE.findall(claim.why[lang] + " " + claim.scale.size[lang]):
                 if kind in used:
                     used[kind].setdefault(name, []).append(f"{where} ({claim.id})")
     return used

@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from . import dataset
-from .._directives import names
+from .._directives import names, pattern
 from ..bilingual import LANGS
 
 __all__ = ["DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "SHORT_UNITS", "DEEP_UNITS", "CardError", "load", "parse",
@@ -229,11 +229,25 @@ DEEP_UNITS = {"zh": (300, 600), "en": (140, 280)}
 # A short answer opens like a candidate talking, not like the ledger ("已更正。", "With a condition."); no card
 # points at "this page", which means nothing on the practice page or in Anki; a follow-up asks about the
 # subject, not about this site.
-_VERDICT_OPENER = re.compile(r"^\W*(已更正|有条件成立|因模型而异|本站未能复现|本站无法核查|说法需要修正|成立|"
-                             r"corrected|with a condition|holds with a condition|holds|depends on the model|"
-                             r"not reproduced here|not checkable here|it needs correcting)(?![\w])", re.I)
-_THIS_PAGE = re.compile(r"本页|这一页|this page|this page's", re.I)
-_ABOUT_SITE = re.compile(r"本站|这个网站|this site|the site\b", re.I)
+SPOKEN = Path(__file__).with_name("spoken.yml")  # the words these checks look for, in both languages
+
+
+@functools.lru_cache(maxsize=1)
+def _spoken_patterns() -> dict[str, re.Pattern]:
+    """{'opener', 'this_page', 'about_site'}: patterns from spoken.yml (case-insensitive)."""
+    import yaml
+
+    words = yaml.safe_load(SPOKEN.read_text(encoding="utf-8"))
+    def alt(key):  # an English word ends at a word boundary; Chinese has none to look for
+        return "|".join(re.escape(w) + (r"\b" if w.isascii() else "")
+                        for w in sorted(words[key], key=len, reverse=True))
+
+    return {"opener": re.compile(rf"^\W*(?:{alt('verdict_openers')})", re.I),
+            "this_page": re.compile(alt("this_page"), re.I),
+            "about_site": re.compile(alt("about_the_site"), re.I)}
+
+
+_ANY_DIRECTIVE = pattern("value", "glossary", named=None)  # a [[value: …]] is said as one number
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_RUN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff.+\-]*")
 
@@ -244,7 +258,7 @@ def spoken_units(text: str, lang: str) -> int:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    t = re.sub(r"\[\[[^\]]*\]\]", " N ", text)
+    t = _ANY_DIRECTIVE.sub(" N ", text)
     t = re.sub(r"\]\([^)]*\)", "] ", t)
     if lang == "zh":
         return len(_HAN.findall(t)) + len(_LATIN_RUN.findall(t))
@@ -279,15 +293,16 @@ def speakable_problems(bank=None, ids=None) -> list[str]:
                 if not lo <= n <= hi:
                     out.append(f"card {c.id!r}: {field}.{lang} is {n} {'units' if lang == 'zh' else 'words'}, "
                                f"not {lo}–{hi}")
-            if _VERDICT_OPENER.match(getattr(c.short, lang)):
+            pats = _spoken_patterns()
+            if pats["opener"].match(getattr(c.short, lang)):
                 out.append(f"card {c.id!r}: short.{lang} opens with a ledger verdict: "
                            f"{getattr(c.short, lang)[:20]!r}")
             for text in c.texts(lang):
-                if _THIS_PAGE.search(text):
-                    out.append(f"card {c.id!r}: {lang} says 'this page': {_THIS_PAGE.search(text).group(0)!r}")
+                if pats["this_page"].search(text):
+                    out.append(f"card {c.id!r}: {lang} says 'this page': {pats['this_page'].search(text).group(0)!r}")
             for f in c.followups:
                 q = getattr(f.q, lang)
-                if _ABOUT_SITE.search(q):
+                if pats["about_site"].search(q):
                     out.append(f"card {c.id!r}: a {lang} follow-up asks about the site: {q[:40]!r}")
                 for other in bank.cards:
                     if other.id != c.id and _same_question(q, getattr(other.question, lang)):
