@@ -81,6 +81,27 @@ def _layer0_attention_gain() -> dict:
     return run(SMOL, "en")["layers"][0]["norms"][0]["gain"]
 
 
+def _attention_gain_weights(layer: int):
+    """The gain vector of one layer's attention norm (signed), as stored in the GGUF."""
+    import numpy as np
+
+    return np.asarray(run(SMOL, "en")["gains"][f"blk.{layer}.attn_norm"]["weight"], dtype=float)
+
+
+def _gain_abs_median(layer: int) -> float:
+    """The median magnitude |g| of an attention norm's gains: the signed median hides gains of both signs."""
+    import numpy as np
+
+    return float(np.median(np.abs(_attention_gain_weights(layer))))
+
+
+def _gain_rms(layer: int) -> float:
+    """The RMS of an attention norm's gains: the factor by which it scales the length √d of x̂ (roughly)."""
+    import numpy as np
+
+    return float(np.sqrt(np.mean(_attention_gain_weights(layer) ** 2)))
+
+
 def _final_gain() -> dict:
     return run(SMOL, "en")["final"]["norms"][0]["gain"]
 
@@ -152,6 +173,11 @@ register({
     "models.smol.gain_layer0_attn_median": lambda: _sig3(_layer0_attention_gain()["median"]),
     "models.smol.gain_layer0_attn_absmax": lambda: fmt(max(abs(_layer0_attention_gain()["min"]),
                                                            abs(_layer0_attention_gain()["max"])), 2),
+    # layer 0's attention norm by magnitude (median |g|, RMS) against layer 1's: small, not zero
+    "models.smol.gain_layer0_attn_abs_median": lambda: fmt(_gain_abs_median(0), 3),
+    "models.smol.gain_layer0_attn_rms": lambda: fmt(_gain_rms(0), 3),
+    "models.smol.gain_layer1_attn_rms": lambda: fmt(_gain_rms(1), 3),
+    "models.smol.gain_layer1_over_layer0_attn_rms": lambda: fmt(_gain_rms(1) / _gain_rms(0), 1),
     "models.smol.final_gain_median": lambda: fmt(_final_gain()["median"], 2),
     "models.smol.final_gain_range": lambda: f"{fmt(_final_gain()['min'], 2)} … {fmt(_final_gain()['max'], 2)}",
     "models.smol.n_negative_gains": lambda: _count_gains(lambda w: w < 0),
