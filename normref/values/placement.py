@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from . import Column, Table, count, fmt, register, register_tables
+from . import Column, Table, approx, count, fmt, register, register_tables
 from ..labels import labels
 
 t = labels(__name__)  # the Chinese is in normref/labels.yml
@@ -171,7 +171,7 @@ def _count(field: str) -> str:
 # whose gradient ratio, stream growth and largest logit it names.
 _FINALS = (("post", "lo", "none"), ("post", "lo", "warmup"), ("post", "hi", "none"), ("post", "hi", "warmup"),
            ("pre", "lo", "none"), ("pre", "lo", "warmup"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
-           ("pre+qk", "hi", "none"), ("output", "lo", "none"),
+           ("pre+qk", "hi", "none"), ("output", "lo", "none"), ("output", "lo", "warmup"), ("output", "hi", "warmup"),
            ("peri", "lo", "none"), ("peri", "hi", "none"), ("output", "hi", "none"),
            ("deepnorm", "lo", "none"), ("mixln", "lo", "none"), ("mixln", "hi", "none"), ("mixln", "hi", "warmup"),
            ("peri+qk", "hi", "none"), ("output+qk", "hi", "none"))
@@ -199,6 +199,7 @@ register({
     "placement.lm.lr_hi": lambda: f"{_lr('hi'):g}",
     "placement.corpus.chars": lambda: count(int(_rep()['corpus']['chars'])),
     "placement.corpus.kchars": lambda: f"{_rep()['corpus']['chars'] / 1000:.0f}",
+    "placement.corpus.approx_chars": lambda lang: approx(int(_rep()["corpus"]["chars"]), lang),
     "placement.corpus.vocab": lambda: str(_rep()["corpus"]["vocab"]),
     "placement.corpus.files": lambda: str(len(_rep()["corpus"]["files"])),
     "placement.corpus.chunk": lambda: count(int(_lab().corpus_of(_rep()).chunk)),
