@@ -81,24 +81,24 @@ def _layer0_attention_gain() -> dict:
     return run(SMOL, "en")["layers"][0]["norms"][0]["gain"]
 
 
-def _gain_weights(layer: int, norm: str):
+def _norm_gain_abs(layer: int, norm: str):
     """The gain vector of one norm of one SmolLM2 layer (norm: "attn" or "ffn"), as read from the GGUF."""
     import numpy as np
 
     return np.abs(np.asarray(run(SMOL, "en")["gains"][f"blk.{layer}.{norm}_norm"]["weight"], dtype=float))
 
 
-def _gain_abs_median(layer: int, norm: str) -> float:
+def _norm_gain_abs_median(layer: int, norm: str) -> float:
     """The median |g|: the gains take both signs, so their signed median says little about their size."""
     import numpy as np
 
-    return float(np.median(_gain_weights(layer, norm)))
+    return float(np.median(_norm_gain_abs(layer, norm)))
 
 
-def _gain_rms(layer: int, norm: str) -> float:
+def _norm_gain_rms(layer: int, norm: str) -> float:
     import numpy as np
 
-    return float(np.sqrt(np.mean(_gain_weights(layer, norm) ** 2)))
+    return float(np.sqrt(np.mean(_norm_gain_abs(layer, norm) ** 2)))
 
 
 def _final_gain() -> dict:
@@ -173,9 +173,9 @@ register({
     "models.smol.gain_layer0_attn_absmax": lambda: fmt(max(abs(_layer0_attention_gain()["min"]),
                                                            abs(_layer0_attention_gain()["max"])), 2),
     # the size of layer 0's and 1's attention-norm gains: median |g| and RMS (fidelity review M5)
-    "models.gain_abs_median.attn.0": lambda: fmt(_gain_abs_median(0, "attn"), 3),
-    **{f"models.gain_rms.attn.{n}": (lambda n=n: fmt(_gain_rms(n, "attn"), 3)) for n in (0, 1)},
-    "models.gain_rms_ratio.attn.1_over_0": lambda: fmt(_gain_rms(1, "attn") / _gain_rms(0, "attn"), 1),
+    "models.gain_abs_median.attn.0": lambda: fmt(_norm_gain_abs_median(0, "attn"), 3),
+    **{f"models.gain_rms.attn.{n}": (lambda n=n: fmt(_norm_gain_rms(n, "attn"), 3)) for n in (0, 1)},
+    "models.gain_rms_ratio.attn.1_over_0": lambda: fmt(_norm_gain_rms(1, "attn") / _norm_gain_rms(0, "attn"), 1),
     "models.smol.final_gain_median": lambda: fmt(_final_gain()["median"], 2),
     "models.smol.final_gain_range": lambda: f"{fmt(_final_gain()['min'], 2)} … {fmt(_final_gain()['max'], 2)}",
     "models.smol.n_negative_gains": lambda: _count_gains(lambda w: w < 0),
