@@ -82,7 +82,7 @@ def _layer0_attention_gain() -> dict:
 
 
 def _norm_gain_abs(layer: int, norm: str):
-    """The gain vector of one norm of one SmolLM2 layer (norm: "attn" or "ffn"), as read from the GGUF."""
+    """The magnitudes |g| of one norm's gain vector in one SmolLM2 layer (norm: "attn" or "ffn"), from the GGUF."""
     import numpy as np
 
     return np.abs(np.asarray(run(SMOL, "en")["gains"][f"blk.{layer}.{norm}_norm"]["weight"], dtype=float))
