@@ -371,8 +371,10 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         for cell in art.find_all(["td", "th"]):  # a table of measurements is data, not prose: its numbers stay bare
             if re.fullmatch(r"[\d\s.,%×–−+-]*", cell.get_text()):
                 cell.decompose()
+        cards_here = rel.parts[0] in ("practice", "print")  # the pages that show the card bank
         for _, variant, owner in _hits(art.get_text(" "), lang):
-            problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
+            if not (cards_here and _pending_in_cards(variant, owner)):
+                problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
     assert not problems, "\n".join(sorted(set(problems)))
 
 
@@ -604,7 +606,8 @@ def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
 
 # The bans added after the reviews of 2026-12-03 (issue T). The card bank is being rewritten on the card
 # helpers' branches (cardsa, cardsb, cardsc), which apply the same vocabulary; until they are merged the card
-# test leaves these bans out. Delete PENDING_IN_CARDS and _pending_in_cards once they are.
+# test, and the built practice and print pages, leave these bans out. Delete PENDING_IN_CARDS and
+# _pending_in_cards (and their use in test_built_pages_prose_uses_one_vocabulary) once they are.
 PENDING_IN_CARDS = {"words": {"输出头", "output head", "logits", "放置实验室", "拷贝", "query 和 key"},
                     "rules": {NAT, SETTING, BOLD_SPACE}}
 

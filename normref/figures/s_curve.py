@@ -20,7 +20,7 @@ def s_curve_fields() -> dict:
     d = s_curve()
     return {"model": d["model"], "weights": d["weights"], "n_tokens": d["n_tokens"], "d": d["d"],
             "layers": ", ".join(str(L["layer"]) for L in d["layers"]),
-            "layers_zh": "、".join(str(L["layer"]) for L in d["layers"])}  # a Chinese list takes 、
+            "layers_zh": t("zh", ", ").join(str(L["layer"]) for L in d["layers"])}  # a Chinese list takes 、
 
 
 def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
