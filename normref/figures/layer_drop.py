@@ -29,6 +29,13 @@ def layer_drop_figure(lang: str, theme: str):
     a.bar(layers, d["delta"], color=c[1], width=0.8)
     if min(d["delta"]) > 0:  # a block whose removal helps would have no place on a log axis
         a.set_yscale("log")
+    half = d["n_layer"] // 2  # the median cost of each half, as a dashed line over its blocks (issue T: no verdict
+    # rests on one threshold; the page reads the halves' medians and several cut-offs)
+    delta = np.asarray(d["delta"])
+    for lo, hi, part in ((0.5, half + 0.5, delta[:half]), (half + 0.5, d["n_layer"] + 0.5, delta[half:])):
+        a.hlines(np.median(part), lo, hi, colors=p["fg"], linestyles="--", lw=1.2,
+                 label=t(lang, "median of each half") if lo == 0.5 else None)
+    a.legend(loc="upper right", fontsize=9, frameon=False, labelcolor=p["fg"])
     a.set_xlabel(t(lang, "block dropped (from 1)"))
     a.set_ylabel(t(lang, "increase in cross-entropy (nats, log scale)"))
     a.set_title(t(lang, "One block dropped at a time; whole model: {{base:.2f}} nats", base=d['base']),

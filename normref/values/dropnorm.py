@@ -125,6 +125,7 @@ def _ld(k: str) -> str:
     stream = np.asarray(d["stream_l2"])
     out = {
         "n_layer": str(L),
+        "n_tokens": str(d["n_tokens"]),
         "base": fmt(s["base"], 2),
         "max_delta": fmt(s["max_delta"], 2),
         "max_layer": str(s["max_layer"]),
@@ -142,11 +143,11 @@ def _ld(k: str) -> str:
         "stream_growth": fmt(float(stream[-1] / stream[1]), 0),
         # No single threshold decides where the cheap blocks sit (issue T): the count below several fixed
         # cut-offs per half, the K cheapest blocks, and the mean cost without the two blocks at each end.
-        **{f"cut.{c}": fmt(v, 2) for c, v in _CUTS.items()},
-        **{f"below.{c}.{h}": str(int((part < v).sum())) for c, v in _CUTS.items()
+        **{f"cut.{c}": fmt(v, 2) for c, v in CUTS.items()},
+        **{f"below.{c}.{h}": str(int((part < v).sum())) for c, v in CUTS.items()
            for h, part in (("first", delta[:L // 2]), ("second", half))},
-        "cheapest_k": str(_CHEAPEST),
-        "cheapest_k_second_half": str(int((np.argsort(delta)[:_CHEAPEST] >= L // 2).sum())),
+        "cheapest_k": str(CHEAPEST),
+        "cheapest_k_second_half": str(int((np.argsort(delta)[:CHEAPEST] >= L // 2).sum())),
         "mean_mid.first": fmt(float(delta[2:L // 2].mean()), 2),
         "mean_mid.second": fmt(float(delta[L // 2:L - 2].mean()), 2),
     }
@@ -154,8 +155,8 @@ def _ld(k: str) -> str:
 
 
 # The fixed cut-offs (nats of cross-entropy added by dropping one block) and the K of "the K cheapest blocks".
-_CUTS = {"030": 0.30, "020": 0.20, "015": 0.15}
-_CHEAPEST = 10
+CUTS = {"030": 0.30, "020": 0.20, "015": 0.15}
+CHEAPEST = 10
 
 
 def _s_curve(k: str, layer: int) -> str:
@@ -227,11 +228,11 @@ register({
     **{f"dropnorm.growth.{key(a)}": (lambda a=a: fmt(init(a)["growth"][_deep()], 2)) for a in ("pre", "lns")},
     "dropnorm.deep": lambda: str(_deep()),
     **{f"layer_drop.{k}": (lambda k=k: _ld(k)) for k in (
-        "n_layer", "base", "max_delta", "max_layer", "second_layer", "second_delta", "third_layer", "third_delta",
+        "n_layer", "n_tokens", "base", "max_delta", "max_layer", "second_layer", "second_delta", "third_layer", "third_delta",
         "n_small", "small_second_half", "small_first_half", "last_delta", "second_last_delta",
         "first_half_median", "second_half_median", "stream_growth", "cheapest_k", "cheapest_k_second_half",
-        "mean_mid.first", "mean_mid.second", *(f"cut.{c}" for c in _CUTS),
-        *(f"below.{c}.{h}" for c in _CUTS for h in ("first", "second")))},
+        "mean_mid.first", "mean_mid.second", *(f"cut.{c}" for c in CUTS),
+        *(f"below.{c}.{h}" for c in CUTS for h in ("first", "second")))},
     **{f"s_curve.pos0.{n}": (lambda n=n: _s_curve("pos0", n)) for n in (15, 30)},
     # the data regime, on arXiv 2604.23434's yardstick (data seen per parameter)
     "dropnorm.regime.params": lambda: count(lab_params()),
