@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from .._registry import Registry
 
 __all__ = ["value", "count", "register", "register_tables", "get", "names", "module_of", "Column", "Table", "table", "table_names",
-           "fmt", "fmt_vec", "approx"]
+           "fmt", "fmt_vec"]
 
 from ..bilingual import LANGS  # the one definition
-from ._format import approx, count, fmt, fmt_vec  # noqa: F401 (the value modules' helpers, here for them)
+from ._format import count, fmt, fmt_vec  # noqa: F401 (the value modules' helpers, here for them)
 
 _REGISTRY = Registry(__name__, __path__, "value")
 _TABLES = Registry(__name__, __path__, "table")

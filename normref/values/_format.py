@@ -6,7 +6,7 @@ the pages do without depending, in its cache key, on every value module (normref
 
 from __future__ import annotations
 
-__all__ = ["fmt", "count", "fmt_vec", "approx"]
+__all__ = ["fmt", "count", "fmt_vec"]
 
 
 def fmt(v: float, digits: int = 2) -> str:
@@ -27,18 +27,3 @@ def count(n: int) -> str:
 
 def fmt_vec(vs, digits: int = 2) -> str:
     return "[" + ", ".join(fmt(float(v), digits) for v in vs) + "]"
-
-
-def approx(n: int | float, lang: str, digits: int = 2) -> str:
-    """A large count rounded to ``digits`` significant digits in each language's own units: Chinese counts in
-    万 and 亿 (80 619 → "8.1 万"), English in thousand and million (→ "81 thousand"). The page writes "约 …个字符" /
-    "about … characters" around it."""
-    if isinstance(n, bool) or not isinstance(n, (int, float)):
-        raise TypeError(f"n must be a number, got {type(n).__name__}")
-    if lang not in ("zh", "en"):
-        raise ValueError(f"lang must be 'zh' or 'en', got {lang!r}")
-    if not n >= 1000:
-        raise ValueError(f"n must be at least 1000 (a smaller count is printed as it is), got {n!r}")
-    units = [(1e8, " 亿"), (1e4, " 万")] if lang == "zh" else [(1e6, " million"), (1e3, " thousand")]
-    scale, word = next((u, w) for u, w in units if n >= u) if n >= units[-1][0] else (1, "")
-    return f"{float(f'{n / scale:.{digits}g}'):g}{word}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from . import Column, Table, approx, count, fmt, register, register_tables
+from . import Column, Table, count, fmt, register, register_tables
 from ..labels import labels
 
 t = labels(__name__)  # the Chinese is in normref/labels.yml
@@ -184,6 +184,16 @@ _DETACH = ("output",)
 _STREAM_GRAD = ("output", "output+qk", "pre")
 _MAX_LOGITS = ("pre", "pre+qk", "output", "output+qk")  # the QK-norm section's table has all three pairs
 
+def _approx(n: int, lang: str) -> str:
+    """A count of thousands, to two significant digits, in each language's own unit: Chinese counts in tens
+    of thousands (80 619 → 8.1 of them; its unit is in labels.yml), English in thousands ("81 thousand")."""
+    if not isinstance(n, int) or n < 1000:
+        raise ValueError(f"n must be an int of at least 1000, got {n!r}")
+    if lang == "zh":
+        return t(lang, "{{n}} ten thousand", n=f"{float(f'{n / 1e4:.2g}'):g}")
+    return t(lang, "{{n}} thousand", n=f"{float(f'{n / 1e3:.2g}'):g}")
+
+
 register({
     # the committed run: where, when, how long
     "placement.machine": machine_text,
@@ -199,7 +209,7 @@ register({
     "placement.lm.lr_hi": lambda: f"{_lr('hi'):g}",
     "placement.corpus.chars": lambda: count(int(_rep()['corpus']['chars'])),
     "placement.corpus.kchars": lambda: f"{_rep()['corpus']['chars'] / 1000:.0f}",
-    "placement.corpus.approx_chars": lambda lang: approx(int(_rep()["corpus"]["chars"]), lang),
+    "placement.corpus.approx_chars": lambda lang: _approx(int(_rep()["corpus"]["chars"]), lang),
     "placement.corpus.vocab": lambda: str(_rep()["corpus"]["vocab"]),
     "placement.corpus.files": lambda: str(len(_rep()["corpus"]["files"])),
     "placement.corpus.chunk": lambda: count(int(_lab().corpus_of(_rep()).chunk)),
