@@ -127,6 +127,15 @@ def _allowed(lang: str, source: str) -> set[str]:
             if e.lang == lang and (e.covers(source) or source.endswith("/print.md"))}
 
 
+# 设置 the noun (“in the same setting”, “每种设置”, a table header) is 配置; 设置 the verb (设置学习率) stays.
+# The noun shows by what comes before it (的/种/个/些/新/同一/基准/训练/论文 设置) or after it (设置与/里/下/中,
+# 设置相同, 设置就是, 设置各跑, 设置逐条), or by standing alone in a table cell.
+SETTING_NOUN = (r"(?:[的种个些]|(?<!重)新|同一|基准|训练|论文)\s*设置|设置(?:[里下中与]|相同|就是|各跑|逐条)"
+                r"|(?:^|\|)\s*设置\s*(?=\||$)")
+NAT = "奈特 for nat in Chinese prose: 2.77 奈特, 奈特/字符"
+SETTING = "配置 for the noun “setting” (设置 is the verb: 设置学习率)"
+BOLD_SPACE = "no space after a bold lead-in: **一句话：**RMSNorm"
+
 # Rules that are patterns rather than words: (language, pattern, what to write instead).
 RULES = [
     ("zh", r"[A-Za-z]\s*等\s*[（(\d]", "authors: “Xiong 等人（2020）”"),
@@ -138,6 +147,10 @@ RULES = [
     ("zh", r"[一两几每这那]条[^，。；：\s]{0,4}?向量(?!通路|路径)", "a vector is 个: 一个隐藏向量"),
     ("zh|en", r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])", "thousands with a thin space, as [[value]] renders them: 24\u2009318"),
     ("zh|en", r"(?<![\w.:/#-])\d{5,}(?![\w])", "thousands with a thin space, as [[value]] renders them: 100\u2009000"),
+    # The language review of 2026-12-03 (issue T): one rendering per concept in Chinese prose.
+    ("zh", r"(?<![A-Za-z])nats?(?![A-Za-z])", NAT),
+    ("zh", SETTING_NOUN, SETTING),
+    ("zh", r"[。：！？]\*\* ", BOLD_SPACE),
 ]
 
 
@@ -147,6 +160,7 @@ def _hits(text: str, lang: str, source: str | None = None) -> list[tuple[int, st
     ``source`` names where the text is read (``zh/toll-booth.md``); without it, aliases are not checked."""
     if lang == "zh":  # an English text quoted in Chinese (a prompt, a title) is not Chinese prose
         text = re.sub(r"“[^”\u4e00-\u9fff]*”", " ", text)
+    raw = text.split("\n")  # before the house names are blanked: **一句话：**Pre-LN must not read as “：**   ”
     for name in _house_names(lang):  # the house name itself is not the banned part it contains
         text = text.replace(name, " " * len(name))
     words = dict(_banned(lang))
@@ -162,7 +176,7 @@ def _hits(text: str, lang: str, source: str | None = None) -> list[tuple[int, st
                 out.append((i, variant, owner))
     for langs, rule, what in RULES:
         if lang in langs.split("|"):
-            for i, line in enumerate(lines, 1):
+            for i, line in enumerate(raw if what == BOLD_SPACE else lines, 1):
                 for m in re.finditer(rule, line):
                     out.append((i, m.group(0), what))
     return out
@@ -357,8 +371,10 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         for cell in art.find_all(["td", "th"]):  # a table of measurements is data, not prose: its numbers stay bare
             if re.fullmatch(r"[\d\s.,%×–−+-]*", cell.get_text()):
                 cell.decompose()
+        cards_here = rel.parts[0] in ("practice", "print")  # the pages that show the card bank
         for _, variant, owner in _hits(art.get_text(" "), lang):
-            problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
+            if not (cards_here and _pending_in_cards(variant, owner)):
+                problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
     assert not problems, "\n".join(sorted(set(problems)))
 
 
@@ -504,6 +520,23 @@ def test_the_home_reading_path_names_every_content_page():
     ("zh", "在他们的设置里训练", "设置里"),
     ("zh", "是两条不同的向量", "两条不同的向量"),
     ("zh", "每个词元都有自己的一条隐藏向量", "一条隐藏向量"),
+    # the language review of 2026-12-03, on sentences the pages wrote before it
+    ("zh", "就算停滞（与放置实验室一页同一条线）", "放置实验室"),
+    ("zh", "整个堆叠在输出头之前还要再补一个归一化", "输出头"),
+    ("en", "one more norm before the output head", "output head"),
+    ("zh", "再比较两个模型的 logits。", "logits"),
+    ("zh", "在点积之前，先把每个头的 query 和 key 各归一化一次", "query 和 key"),
+    ("zh", "和一次普通的拷贝比", "拷贝"),
+    ("zh", "留出损失的单位是每字符 nat。", "nat"),
+    ("zh", "瞎猜的损失是 4.72 nats/字符", "nats"),
+    ("zh", "前两列是初始化时的测量，设置与放置实验室一页相同。", "设置与"),
+    ("zh", "每种设置 3 个随机种子", "种设置"),
+    ("zh", "不是关于论文设置的结论。", "论文设置"),
+    ("zh", "和页面配图一样的设置重算一遍", "的设置"),
+    ("zh", "新设置就是新的缓存条目", "新设置"),
+    ("zh", "| 论文表格 | 设置 | LayerNorm |", "| 设置 "),
+    ("zh", "**测不出的。** Pre-LN 的残差流", "。** "),
+    ("zh", "**一句话：** RMSNorm 只除以均方根", "：** "),
 ])
 def test_each_rule_catches_its_defect(lang, text, caught):
     found = [v for _, v, _ in _hits(text, lang, f"{lang}/index.md")]
@@ -517,6 +550,8 @@ def test_each_rule_catches_its_defect(lang, text, caught):
     ("en", "about 8B parameters, 7%–64%, 24\u2009318, 4000 warmup steps, the direct route"),
     ("en", "Computed afterward, the residual stream"),
     ("zh", "贯穿所有层的那条隐藏向量通路；设置学习率"),
+    ("zh", "设置学习率为 0.03，重新设置种子，把 ε 设置为 1e-5；配置与位置实验相同；2.77 奈特；LM 头的 logit"),
+    ("zh", "**测不出的。**Pre-LN 的残差流；**一句话：**RMSNorm；signal 与 natural 这两个英文词"),
 ])
 def test_house_style_passes(lang, text):
     assert not _hits(text, lang, f"{lang}/index.md"), _hits(text, lang, f"{lang}/index.md")
@@ -569,6 +604,18 @@ def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
     assert not name_problems("zh", index, {"placement": nav_titles("zh")["placement.md"]})
 
 
+# The bans added after the reviews of 2026-12-03 (issue T). The card bank is being rewritten on the card
+# helpers' branches (cardsa, cardsb, cardsc), which apply the same vocabulary; until they are merged the card
+# test, and the built practice and print pages, leave these bans out. Delete PENDING_IN_CARDS and
+# _pending_in_cards (and their use in test_built_pages_prose_uses_one_vocabulary) once they are.
+PENDING_IN_CARDS = {"words": {"输出头", "output head", "logits", "放置实验室", "拷贝", "query 和 key"},
+                    "rules": {NAT, SETTING, BOLD_SPACE}}
+
+
+def _pending_in_cards(variant: str, owner: str) -> bool:
+    return variant in PENDING_IN_CARDS["words"] or owner in PENDING_IN_CARDS["rules"]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_practice_cards_use_one_vocabulary_and_voice(lang):
     """The practice page's cards (normref/data/cards.yml) reach the page through [[practice]]: the glossary's
@@ -580,7 +627,8 @@ def test_practice_cards_use_one_vocabulary_and_voice(lang):
     for c in bank.cards:
         for t in c.texts(lang):
             text = re.sub(r"\[\[[^\]]*\]\]|\$[^$]*\$|`[^`]*`", " ", t)
-            problems += [f"card {c.id}: {v!r} ({o})" for _, v, o in _hits(text, lang, f"{lang}/cards.yml")]
+            problems += [f"card {c.id}: {v!r} ({o})" for _, v, o in _hits(text, lang, f"{lang}/cards.yml")
+                         if not _pending_in_cards(v, o)]
             if lang == "zh" and ('"' in text or re.search(r"(?<![*\w\\])\*(?![*\s])[^*\n]+(?<![*\s])\*(?![*\w])", text)):
                 problems.append(f"card {c.id}: ASCII quote or italics: {text[:60]}")
             if lang == "zh" and cjk_space(t):

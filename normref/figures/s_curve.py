@@ -19,7 +19,8 @@ def s_curve_fields() -> dict:
     """The caption's placeholders: what was measured, read from the measurement itself."""
     d = s_curve()
     return {"model": d["model"], "weights": d["weights"], "n_tokens": d["n_tokens"], "d": d["d"],
-            "layers": ", ".join(str(L["layer"]) for L in d["layers"])}
+            "layers": ", ".join(str(L["layer"]) for L in d["layers"]),
+            "layers_zh": t("zh", ", ").join(str(L["layer"]) for L in d["layers"])}  # a Chinese list takes 、
 
 
 def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):

@@ -26,7 +26,7 @@ def _sweep_max_deviation() -> str:
 
 def _sweep_range() -> str:
     s = _sweep()["scales"]
-    return f"{s[0]:g}× – {s[-1]:g}×"
+    return f"{s[0]:g}×–{s[-1]:g}×"
 
 
 register({

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from . import Column, Table, fmt, register, register_tables
+from . import Column, Table, count, fmt, register, register_tables
 from ..labels import labels
 
 t = labels(__name__)  # the Chinese is in normref/labels.yml
@@ -175,6 +175,42 @@ def sci(v: float) -> str:
     return f"{m}×10{str(int(e)).translate(sup)}"
 
 
+# ------------------------------------------------------------------ the data regime (issue T, fidelity W4)
+
+# arXiv 2604.23434 (abstract): DyT improves validation loss for a 64M-parameter GPT-2 on 1M tokens and worsens
+# it on 118M tokens. Its yardstick is tokens seen per parameter (T/P); the page puts the lab on the same scale.
+PREPRINT = {"params": 64e6, "tokens_scarce": 1e6, "tokens_rich": 118e6}
+CHARS_PER_TOKEN = 4  # the page's what-if: a BPE token of several characters (an assumption, said as one)
+
+
+def lab_params() -> int:
+    """Parameters of the lab's Pre-LN model at the committed setting (every arm has the same count up to
+    the few scalars DyT and Derf add)."""
+    import torch  # noqa: F401 (TinyTransformer needs it)
+
+    from ..blocks import TinyConfig, TinyTransformer
+
+    s = _rep()["setting"]
+    m = TinyTransformer(TinyConfig(placement="pre", n_layer=s["n_layer"], d_model=s["d_model"], n_head=s["n_head"],
+                                   vocab_size=_rep()["corpus"]["vocab"], block_size=s["block_size"]))
+    return sum(p.numel() for p in m.parameters())
+
+
+def chars_seen() -> int:
+    """Characters the lab's model reads in training: steps × batch × block size."""
+    s = _rep()["setting"]
+    return int(s["steps"]) * int(s["batch"]) * int(s["block_size"])
+
+
+def regime() -> dict:
+    """Data per parameter: the lab's (characters seen, and distinct training characters) and the preprint's two cells."""
+    n = lab_params()
+    scarce = PREPRINT["tokens_scarce"] / PREPRINT["params"]
+    seen = chars_seen() / n
+    return {"params": n, "seen": seen, "unique": _rep()["corpus"]["train_chars"] / n, "scarce": scarce,
+            "rich": PREPRINT["tokens_rich"] / PREPRINT["params"], "over_scarce_per_token": seen / CHARS_PER_TOKEN / scarce}
+
+
 # What the page quotes one by one (the table has every arm and setting): (arm, learning rate, warmup).
 _FINALS = (("pre", "lo", "none"), ("pre", "hi", "none"), ("pre", "hi", "warmup"), ("dyt0.5", "lo", "none"),
            ("dyt0.5", "hi", "warmup"), ("derf", "lo", "none"), ("lns", "lo", "none"), ("lns", "hi", "warmup"))
@@ -198,6 +234,16 @@ register({
         "mean_mid.first", "mean_mid.second", *(f"cut.{c}" for c in CUTS),
         *(f"below.{c}.{h}" for c in CUTS for h in ("first", "second")))},
     **{f"s_curve.pos0.{n}": (lambda n=n: _s_curve("pos0", n)) for n in (15, 30)},
+    # the data regime, on arXiv 2604.23434's yardstick (data seen per parameter)
+    "dropnorm.regime.params": lambda: count(lab_params()),
+    "dropnorm.regime.chars_seen": lambda: count(chars_seen()),
+    **{f"dropnorm.regime.{k}": (lambda k=k: str(_rep()["setting"][k])) for k in ("steps", "batch", "block_size")},
+    "dropnorm.regime.ratio_seen": lambda: fmt(regime()["seen"], 1),
+    "dropnorm.regime.ratio_unique": lambda: fmt(regime()["unique"], 2),
+    "dropnorm.regime.ratio_scarce": lambda: fmt(regime()["scarce"], 3),
+    "dropnorm.regime.ratio_rich": lambda: fmt(regime()["rich"], 2),
+    "dropnorm.regime.chars_per_token": lambda: str(CHARS_PER_TOKEN),
+    "dropnorm.regime.over_scarce_per4": lambda: f"{regime()['over_scarce_per_token']:.0f}",
 })
 
 

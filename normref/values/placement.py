@@ -171,7 +171,7 @@ def _count(field: str) -> str:
 # whose gradient ratio, stream growth and largest logit it names.
 _FINALS = (("post", "lo", "none"), ("post", "lo", "warmup"), ("post", "hi", "none"), ("post", "hi", "warmup"),
            ("pre", "lo", "none"), ("pre", "lo", "warmup"), ("pre", "hi", "none"), ("pre", "hi", "warmup"),
-           ("pre+qk", "hi", "none"), ("output", "lo", "none"),
+           ("pre+qk", "hi", "none"), ("output", "lo", "none"), ("output", "lo", "warmup"), ("output", "hi", "warmup"),
            ("peri", "lo", "none"), ("peri", "hi", "none"), ("output", "hi", "none"),
            ("deepnorm", "lo", "none"), ("mixln", "lo", "none"), ("mixln", "hi", "none"), ("mixln", "hi", "warmup"),
            ("peri+qk", "hi", "none"), ("output+qk", "hi", "none"))
@@ -183,6 +183,16 @@ _SPREADS = ("pre", "mixln")
 _DETACH = ("output",)
 _STREAM_GRAD = ("output", "output+qk", "pre")
 _MAX_LOGITS = ("pre", "pre+qk", "output", "output+qk")  # the QK-norm section's table has all three pairs
+
+def _approx(n: int, lang: str) -> str:
+    """A count of thousands, to two significant digits, in each language's own unit: Chinese counts in tens
+    of thousands (80 619 → 8.1 of them; its unit is in labels.yml), English in thousands ("81 thousand")."""
+    if not isinstance(n, int) or n < 1000:
+        raise ValueError(f"n must be an int of at least 1000, got {n!r}")
+    if lang == "zh":
+        return t(lang, "{{n}} ten thousand", n=f"{float(f'{n / 1e4:.2g}'):g}")
+    return t(lang, "{{n}} thousand", n=f"{float(f'{n / 1e3:.2g}'):g}")
+
 
 register({
     # the committed run: where, when, how long
@@ -199,6 +209,7 @@ register({
     "placement.lm.lr_hi": lambda: f"{_lr('hi'):g}",
     "placement.corpus.chars": lambda: count(int(_rep()['corpus']['chars'])),
     "placement.corpus.kchars": lambda: f"{_rep()['corpus']['chars'] / 1000:.0f}",
+    "placement.corpus.approx_chars": lambda lang: _approx(int(_rep()["corpus"]["chars"]), lang),
     "placement.corpus.vocab": lambda: str(_rep()["corpus"]["vocab"]),
     "placement.corpus.files": lambda: str(len(_rep()["corpus"]["files"])),
     "placement.corpus.chunk": lambda: count(int(_lab().corpus_of(_rep()).chunk)),

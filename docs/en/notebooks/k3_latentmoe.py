@@ -12,7 +12,7 @@
 # # Notebook: the normalized LatentMoE of K3 §2.3.1
 #
 # Kimi K3 puts an RMSNorm between the aggregated routed output *u* and the up-projection W↑
-# (Eq. 11). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
+# (Eq. (11)). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
 # does to it, on `normref.moe.LatentMoE` in a scaled-down K3 shape; then it trains a toy model with and
 # without the norm. This notebook reruns both with the same functions and settings. Everything is
 # synthetic and seeded; the toy training runs only the first time, then it comes from the cache.

@@ -11,12 +11,12 @@
 # %% [markdown]
 # # 笔记本：K3 §2.3.1 的归一化 LatentMoE
 #
-# Kimi K3 在路由专家聚合后的输出 *u* 与升投影 W↑ 之间加了一个 RMSNorm（式 11）。K3 一页用缩小版 K3 形状的
+# Kimi K3 在路由专家聚合后的输出 *u* 与升投影 W↑ 之间加了一个 RMSNorm（式 (11)）。K3 一页用缩小版 K3 形状的
 # `normref.moe.LatentMoE` 测量了 ‖u‖ 在词元之间波动多大、RMSNorm 又把它变成什么样，然后训练了一个
-# 有无 RMSNorm 的玩具模型。这个笔记本用同样的函数、同样的设置把两件事都重跑一遍。全部是合成数据、固定种子；
+# 有无 RMSNorm 的玩具模型。这个笔记本用同样的函数、同样的配置把两件事都重跑一遍。全部是合成数据、固定种子；
 # 玩具训练只在第一次运行时真正跑一遍，之后走缓存。
 #
-# **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
+# **怎么运行：**在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
 
 # %%
 # 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
@@ -107,7 +107,7 @@ import numpy as np
 
 from normref.experiments.moe import toy_training
 
-r = toy_training()  # 页面上的设置：种子 (0, 1, 2)，学习率 3e-3 与 1e-2
+r = toy_training()  # 页面上的配置：种子 (0, 1, 2)，学习率 3e-3 与 1e-2
 print(f"只预测均值的 MSE 是 {r['predict_mean_mse']:.3f}")
 for lr in r["lrs"]:
     for normalize in (False, True):

@@ -11,10 +11,10 @@
 # %% [markdown]
 # # 笔记本：RMSNorm 与 LayerNorm，遍数与字节
 #
-# 性能一页的论点是：归一化受限于内存，要看的是一个实现把张量读写了几遍，并拿它和一次普通的拷贝比。这个笔记本
+# 性能一页的论点是：归一化受限于内存，要看的是一个实现把张量读写了几遍，并拿它和一次普通的复制比。这个笔记本
 # 先数这些遍数，再用仓库里提交的那次基准测试画出页面上的屋顶线，最后用同一套基准代码在你的机器上计时。
 #
-# **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
+# **怎么运行：**在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
 
 # %%
 # 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
@@ -44,7 +44,7 @@ pip_install(["normref[plot,torch] @ NORMREF_WHEEL_URL"], ["normref", "matplotlib
 # ## 内存遍数
 #
 # `pass_counts` 让每个 eager 实现在一个能看到所有 aten 算子的 dispatch 模式下跑一次，数它对 *x* 大小的张量整读、
-# 整写了几次。融合内核只有两遍，和拷贝一样。
+# 整写了几次。融合内核只有两遍，和复制一样。
 
 # %%
 from normref import bench
@@ -56,7 +56,7 @@ for (family, norm), c in bench.pass_counts(d=256).items():
 # ## 提交在仓库里的那次测量：屋顶线
 #
 # `normref/results/bench-cpu.json` 是一次完整的 `python -m normref bench`，页面上的图都由它画出。下图横轴是隐藏
-# 宽度 *d*，纵轴是达到了拷贝带宽的几成；实线是 RMSNorm，虚线是 LayerNorm。
+# 宽度 *d*，纵轴是达到了复制带宽的几成；实线是 RMSNorm，虚线是 LayerNorm。
 
 # %%
 import matplotlib.pyplot as plt
@@ -98,4 +98,4 @@ else:
     mine = bench.run_bench(cfg, log=lambda *a: None)
     for r in mine["results"]:
         print(f"d = {r['d']:5d}  {r['impl']:<20} {r['time_s']['median'] * 1e3:7.3f} ms  "
-              f"拷贝带宽的 {r['copy_fraction']:5.0%}")
+              f"复制带宽的 {r['copy_fraction']:5.0%}")

@@ -11,11 +11,11 @@
 # %% [markdown]
 # # 笔记本：实测 Post-LN 与 Pre-LN
 #
-# 收费站一页的三条证据，用同样的 normref 函数、和页面配图一样的设置重算一遍：初始化时每层的梯度、残差流的长度
+# 收费站一页的三条证据，用同样的 normref 函数、和页面配图一样的配置重算一遍：初始化时每层的梯度、残差流的长度
 # 与 Xiong 等人（2020）引理 2 的对照，以及一次有无预热的小训练。全部是合成数据、固定种子；结果缓存在
 # `.cache/normref` 下：小训练只在第一次运行时真正跑一遍，第二次运行立刻出结果。
 #
-# **怎么运行：** 在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
+# **怎么运行：**在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
 
 # %%
 # 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
@@ -55,7 +55,7 @@ import normref.figures.palette as palette
 
 plt.rcParams.update(palette.rc())  # 与本站的图同一套颜色（Post-LN 在前、Pre-LN 在后），背景透明
 
-r = tb.grad_per_layer()  # 页面上的设置；试试 n_layer=24，或 seeds=(0, 1)
+r = tb.grad_per_layer()  # 页面上的配置；试试 n_layer=24，或 seeds=(0, 1)
 for p in ("post", "pre"):
     mean = r[p].mean(axis=0)
     print(f"{p:>4}-LN：第 1 层 / 第 {len(mean)} 层 = {mean[0] / mean[-1]:.2f}")
@@ -95,7 +95,7 @@ plt.show()
 # ## 证据三：有无预热的训练
 #
 # 同一份合成数据、同一个初始化种子，跑四次。所有开关都在 `TrainSetting` 里：改 `steps`、`lr` 或 `warmup`
-# 后重跑这个单元即可（新设置就是新的缓存条目）。图中是 10 步滑动平均的损失，点线是这份数据上可能的最低损失。
+# 后重跑这个单元即可（新配置就是新的缓存条目）。图中是 10 步滑动平均的损失，点线是这份数据上可能的最低损失。
 
 # %%
 setting = tb.TrainSetting()  # 例如 tb.TrainSetting(lr=3e-4, warmup=80)
