@@ -83,7 +83,7 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
                el("svg:polyline", { class: "nr-layers__line", points: ys.map(function (v, i) { return X(i) + "," + Y(v); }).join(" ") }),
                marker = el("svg:line", { y1: mt, y2: H - mb, class: "nr-layers__axis", "stroke-dasharray": "2 2" }),
                // Over the lines, on a halo of the widget's background; moveMarker keeps it clear of the marker.
-               sqrtTag = el("svg:text", { y: Y(sq) - 3, class: "nr-layers__tag" }, "\u221Ad"),
+               sqrtTag = el("svg:text", { y: Y(sq) - 3, "text-anchor": "end", class: "nr-layers__tag" }, "\u221Ad"),
                dot = el("svg:circle", { r: 5, class: "nr-layers__dot" }),
                el("svg:text", { x: ml, y: H - 8 }, stopName(r, 0)),
                el("svg:text", { x: W - mr, y: H - 8, "text-anchor": "end" }, stopName(r, st.length - 1)));
@@ -92,10 +92,9 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
   function moveMarker(k) {
     marker.setAttribute("x1", X(k)); marker.setAttribute("x2", X(k));
     dot.setAttribute("cx", X(k)); dot.setAttribute("cy", Y(ys[k])); dot.setAttribute("data-nr-stop", k);
-    // The √d tag sits at the right end of its line, or at the left end when the marker would cross it.
-    var right = X(k) < W - mr - 36;
-    sqrtTag.setAttribute("x", right ? W - mr : ml + 4);
-    sqrtTag.setAttribute("text-anchor", right ? "end" : "start");
+    // The √d tag sits at the right end of its line, or just left of the marker when the marker would
+    // cross it there (the stream's line runs far above √d after the first layer).
+    sqrtTag.setAttribute("x", X(k) < W - mr - 30 ? W - mr : X(k) - 8);
   }
 
   // The table: rows built once per model (its norms), cells rewritten per change.
