@@ -60,12 +60,16 @@ perf: $(STAMP)
 	$(PY) tools/perf.py
 
 # The browser tests drive Debian's Chromium (never a downloaded browser); a CJK
-# font makes the Chinese screenshots legible. Installed only when missing.
+# font makes the Chinese screenshots legible; Lighthouse (tests/test_lighthouse_browser.py,
+# tools/lighthouse.py) runs on Node from Debian, the npm package pinned by
+# tools/lighthouse/package-lock.json. Installed only when missing.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser-deps:
-	@if [ ! -x /usr/bin/chromium ] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
-	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium fonts-noto-cjk; \
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list :lang=zh 2>/dev/null | grep -q . || ! command -v npm >/dev/null; then \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium fonts-noto-cjk \
+	    $$(command -v npm >/dev/null || echo nodejs npm); \
 	fi
+	@[ -x tools/lighthouse/node_modules/.bin/lighthouse ] || npm ci --prefix tools/lighthouse --no-audit --no-fund
 
 figures: $(STAMP)
 	$(PY) -m normref figures --out site-figures

@@ -246,3 +246,71 @@ def test_a_changed_label_changes_the_figure_key(monkeypatch):
     monkeypatch.setattr(figures, "texts", lambda path=None: {"labels": table})
     assert figures.key("placement_map", "zh", "light") != before
     assert figures.key("scale_invariance", "zh", "light") == figures.key("scale_invariance", "zh", "light")
+
+
+# ---------------------------------------------------------------- legends clear of the data
+
+
+def legend_clashes(fig) -> list[str]:
+    """What each axes' legend box covers of that axes' data, in display coordinates: a line's
+    path (its segments, not only its vertices) or a scattered point inside the part of the
+    legend's box that lies in the axes (the data is clipped to the axes). [] when every
+    legend is clear of its plot."""
+    from matplotlib.transforms import Bbox
+
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    out = []
+    for i, ax in enumerate(fig.axes):
+        leg = ax.get_legend()
+        if leg is None:
+            continue
+        box = Bbox.intersection(leg.get_window_extent(r), ax.bbox)
+        if box is None or box.width <= 0 or box.height <= 0:
+            continue
+        for line in ax.lines:
+            if line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False):
+                out.append(f"axes {i}: the legend covers the line {line.get_label()!r}")
+        for coll in ax.collections:
+            pts = coll.get_offset_transform().transform(coll.get_offsets())
+            inside = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+            if inside.any():
+                out.append(f"axes {i}: the legend covers {int(inside.sum())} points of {coll.get_label()!r}")
+    return out
+
+
+def test_legend_clashes_finds_a_legend_over_a_line_or_points():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2)
+    for ax in (a, b):
+        ax.plot([0, 1], [0, 1], label="diagonal")
+        ax.scatter([0.5], [0.5], label="middle")
+    a.legend(loc="center")  # over both
+    b.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0))  # above the plot
+    try:
+        found = legend_clashes(fig)
+    finally:
+        plt.close(fig)
+    assert found == ["axes 0: the legend covers the line 'diagonal'", "axes 0: the legend covers 1 points of 'middle'"]
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_s_curve_legends_cover_no_data_and_are_legible(real_models, lang):
+    """The S-curve's legends (its panels' titles and the fits' R²) sit clear of the points and curves
+    (browser review D3: the tanh plateau ran through "line fit, R² = …"), at 8 pt or more."""
+    import matplotlib.pyplot as plt
+
+    from normref.figures import _style
+
+    with _style.context(lang, "light"):
+        fig = figures.get("s_curve").func(lang, "light")
+        try:
+            assert not legend_clashes(fig)
+            sizes = [t.get_fontsize() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+            assert sizes and min(sizes) >= 8
+        finally:
+            plt.close(fig)

@@ -115,7 +115,10 @@ def test_drill_keyboard_only_schedules_over_days_and_persists(drill, cards, lang
             assert said.startswith(_label(page, "status-graded").split("{")[0]), said
         seen.append(cid)
     assert seen == order[:n_new] + [order[3]]  # the Again card came back once, graded Good
-    assert page.inner_text(f"{SEL} .nr-practice__done") == _label(page, "done")
+    # The day's new cards are used up and the rest wait: the end says so (no button for all topics).
+    assert page.inner_text(f"{SEL} .nr-practice__done") == _label(page, "done-limit").replace(
+        "{n}", str(len(order) - n_new)).replace("{limit}", str(n_new))
+    assert page.locator(f"{SEL} .nr-practice__study-new").count() == 0
     st = _state(page)["cards"]
     iv = data["intervals"]
     assert st[order[0]]["box"] == 2 and st[order[0]]["due"] == day0 + iv[1]  # Easy: two boxes up
@@ -170,6 +173,51 @@ def test_topic_choice_and_progress_per_topic(drill, cards, lang):
     assert row.locator("[data-nr-seen]").inner_text().startswith("1 / ")
     other = page.locator(f'{SEL} tr[data-nr-topic="{data["topics"][0]["id"]}"]')
     assert other.locator("[data-nr-seen]").inner_text().startswith("0 / ")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_topic_held_back_by_the_daily_limit_says_why_and_offers_its_new_cards(drill, cards, lang):
+    """Browser review D7: after the day's new cards, a topic with unseen cards showed "0 due … come back
+    tomorrow" without the reason. It names the daily limit, and a button queues that topic's new cards."""
+    page, open_at = drill
+    data = cards[lang]
+    n_new, order = data["new_per_day"], [c["id"] for c in data["cards"]]
+    page = open_at(lang, 0)
+    page.locator(f"{SEL} .nr-practice__card").focus()
+    while _current(page):  # the day's new cards, all topics, graded Good
+        _press(page, "Space")
+        _press(page, "3")
+    assert len(_state(page)["cards"]) == n_new
+    seen = set(order[:n_new])
+    topic = next(t for t in data["topics"]
+                 if any(c["topic"] == t["id"] and c["id"] not in seen for c in data["cards"]))
+    waiting = [c["id"] for c in data["cards"] if c["topic"] == topic["id"] and c["id"] not in seen]
+    page.select_option(f"{SEL} select", topic["id"])
+    page.wait_for_function("(s) => document.querySelector(s + ' .nr-practice__done')", arg=SEL)
+    said = _label(page, "done-limit-topic").replace("{n}", str(len(waiting))).replace("{limit}", str(n_new))
+    assert page.inner_text(f"{SEL} .nr-practice__done") == said
+    assert said in _status(page) and topic["title"] in _status(page)  # the live region says it too
+    button = page.locator(f"{SEL} .nr-practice__study-new")
+    assert button.inner_text() == _label(page, "study-new").replace("{n}", str(len(waiting)))
+    button.focus()
+    before = _updates(page)
+    page.keyboard.press("Space")  # a button: Space presses it (the drill's Space shortcut leaves it alone)
+    page.wait_for_function("([s, n]) => Number(document.querySelector(s).dataset.nrUpdates) > n", arg=[SEL, before])
+    assert _current(page) == waiting[0]
+    assert _status(page) == _label(page, "status-card").replace("{n}", "1").replace(
+        "{total}", str(len(waiting))).replace("{topic}", topic["title"])
+    got = []
+    while _current(page):
+        got.append(_current(page))
+        _press(page, "Space")
+        _press(page, "3")
+    assert got == waiting and page.locator(f"{SEL} .nr-practice__study-new").count() == 0
+    assert page.inner_text(f"{SEL} .nr-practice__done") == _label(page, "done")
+    # Another topic: the limit holds again.
+    page.select_option(f"{SEL} select", "")
+    page.wait_for_function("(s) => document.querySelector(s + ' .nr-practice__done')", arg=SEL)
+    assert page.inner_text(f"{SEL} .nr-practice__done") == _label(page, "done-limit").replace(
+        "{n}", str(len(order) - n_new - len(waiting))).replace("{limit}", str(n_new))
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -277,6 +277,43 @@ def test_side_by_side_tooltips_show_the_term_pair(tab, served, lang):
     assert not tab.errors, tab.errors
 
 
+_HEADER = """() => {
+    const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+    const toggle = document.querySelector('button.nr-pair-toggle'),
+          select = toggle.closest('.md-header__inner').querySelector('.md-select'),
+          lang = select.querySelector(':scope > .md-header__button');
+    return {toggle: box(toggle), lang: box(lang), menuOpen: select.matches(':hover, :focus-within'),
+            hovered: toggle.matches(':hover')};
+}"""
+
+
+@pytest.mark.parametrize("lang,rel", [("zh", "formulas/"), ("en", "toll-booth/")])
+def test_side_by_side_toggle_stays_under_the_pointer(browser, served, lang, rel):
+    """Browser review D2: at 1280 px the wider side-by-side page moved the header 30 px, slid the
+    language button under the resting pointer and opened its menu. Turning it on and off by
+    clicking the toggle and leaving the pointer there moves neither the toggle nor the language
+    button, and opens no menu; the second click lands on the toggle again."""
+    with _context(browser, served, viewport={"width": 1280, "height": 800}) as t:
+        page = t.page
+        page.goto(served.url(lang, rel))
+        before = page.evaluate(_HEADER)
+        x, y = before["toggle"][0] + before["toggle"][2] / 2, before["toggle"][1] + before["toggle"][3] / 2
+        for on in (True, False):
+            page.mouse.click(x, y)
+            if on:
+                _pair_ready(page)
+            else:
+                page.wait_for_function("() => !document.querySelector('.nr-pair')")
+            page.wait_for_timeout(400)  # Material's transitions
+            page.mouse.move(x, y)  # the pointer rests where it clicked (hover is re-read)
+            after = page.evaluate(_HEADER)
+            for k in ("toggle", "lang"):
+                assert after[k] == pytest.approx(before[k], abs=0.5), (on, k, before[k], after[k])
+            assert after["hovered"] and not after["menuOpen"], (on, after)
+            assert page.locator("button.nr-pair-toggle").get_attribute("aria-pressed") == str(on).lower()
+        assert not t.errors and not t.foreign, (t.errors, t.foreign)
+
+
 def test_side_by_side_layout_wide_and_phone(browser, served):
     for width, wide in ((1400, True), (390, False)):
         with _context(browser, served, viewport={"width": width, "height": 900}) as t:

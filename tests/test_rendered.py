@@ -14,7 +14,10 @@ reader would see
 - a ``<meta name="description">`` that is the site's default or not in the page's language;
 - a tooltip (a ``title`` attribute, such as a glossary link's) holding raw TeX;
 - a search index entry holding raw TeX (a formula indexed once as typeset text and
-  again as its TeX source).
+  again as its TeX source);
+- a link (``<a>``) with no address: no href, and no name or role that makes it something
+  else (Lighthouse's "links are not crawlable"; the browser review found the home page's
+  hidden PDF link).
 
 :func:`check_html` reads one page's HTML (a string), :func:`check_site` a built
 folder; both return :class:`Finding` s. The unit tests below show each rule
@@ -163,6 +166,12 @@ def check_html(html: str, page: str = "<page>", lang: str | None = None,
         if m:
             found.append(Finding(page, "raw TeX in a tooltip", _quote(el["title"], m)))
 
+    # Links: every <a> on the page has an address, unless a name (a target) or a role makes it
+    # something else (Lighthouse's crawlable-anchors rule; a script may add the <a> later instead).
+    for a in soup.find_all("a"):
+        if not (a.get("href") or "").strip() and not a.get("name") and not a.get("role"):
+            found.append(Finding(page, "link without an address", a.get_text(" ", strip=True)[:80] or str(a)[:80]))
+
     # The page's description for search engines and link previews.
     meta = soup.find("meta", attrs={"name": "description"})
     desc = (meta.get("content") or "").strip() if meta else ""
@@ -297,9 +306,10 @@ def test_clean_page_passes():
     ("<h1>标题</h1><p>公式 $x$ 没排版</p>", "raw TeX", "$x$"),
     ("<h1>标题</h1><blockquote><p>“their routing weights”&gt;（译文）</p></blockquote>", "stray > after a quote", "weights”>"),
     ("<p>开头一段。</p><h1>标题</h1>", "article does not start with its H1", "开头一段"),
-    ('<h1>标题</h1><p><a class="nr-term" title="x_{l+1} = LN(x_l)">Post-LN</a></p>', "raw TeX in a tooltip", "x_{l+1}"),
-    ('<h1>标题</h1><p><a class="nr-term" title="权重 p_i 加权">路由权重</a></p>', "raw TeX in a tooltip", "p_i"),
-    ('<h1>标题</h1><p><a class="nr-term" title="除以 \\sqrt{d}">RMS</a></p>', "raw TeX in a tooltip", "\\sqrt"),
+    ('<h1>标题</h1><p><a class="nr-term" href="g/" title="x_{l+1} = LN(x_l)">Post-LN</a></p>', "raw TeX in a tooltip", "x_{l+1}"),
+    ('<h1>标题</h1><p><a class="nr-term" href="g/" title="权重 p_i 加权">路由权重</a></p>', "raw TeX in a tooltip", "p_i"),
+    ('<h1>标题</h1><p><a class="nr-term" href="g/" title="除以 \\sqrt{d}">RMS</a></p>', "raw TeX in a tooltip", "\\sqrt"),
+    ('<h1>标题</h1><p>打印版：<a class="nr-pdf" hidden>下载 PDF</a></p>', "link without an address", "下载 PDF"),
 ])
 def test_each_rule_fails_on_a_crafted_page(body, rule, quoted):
     found = check_html(page(body), "bad", default_descriptions=DEFAULTS)

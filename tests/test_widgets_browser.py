@@ -226,6 +226,33 @@ def test_layer_explorer_matches_normref(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
+_LAYER_LAYOUT = """(sel) => {
+    const w = document.querySelector(sel), box = (e) => e.getBoundingClientRect();
+    const label = box(w.querySelector('.nr-layers__layer label')),
+          slider = box(w.querySelector('input[type=range]')), tag = box(w.querySelector('.nr-layers__tag')),
+          marker = box(w.querySelector('.nr-layers__chart line[stroke-dasharray="2 2"]'));
+    return {sameRow: label.bottom > slider.top && label.top < slider.bottom && label.right <= slider.left,
+            tagCrossed: marker.left < tag.right && marker.right > tag.left};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_layer_explorer_label_and_tag_layout(clean_tab, served, lang):
+    """Browser review D6 (1280 px, and a phone): the label "layer" stays on its slider's row (it sat
+    alone at the end of a row while the slider wrapped), and the chosen layer's dotted marker never
+    crosses the √d tag, at the first stop, the last and the one before it."""
+    for width in (1280, 390):
+        clean_tab.page.set_viewport_size({"width": width, "height": 900})
+        page = _open(clean_tab, served, lang, "layer-explorer")
+        slider = page.locator(f'{_sel("layer-explorer")} input[type=range]')
+        slider.focus()
+        for key in ("Home", "End", "ArrowLeft"):
+            page.keyboard.press(key)
+            got = page.evaluate(_LAYER_LAYOUT, _sel("layer-explorer"))
+            assert got == {"sameRow": True, "tagCrossed": False}, (width, key, got)
+    assert not clean_tab.errors, clean_tab.errors
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_layer_explorer_keeps_the_chosen_layer_across_models(clean_tab, served, lang):
     """The final norm stays the final norm when the model changes and changes back (it

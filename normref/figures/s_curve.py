@@ -23,7 +23,7 @@ def s_curve_fields() -> dict:
             "layers_zh": t("zh", ", ").join(str(L["layer"]) for L in d["layers"])}  # a Chinese list takes 、
 
 
-def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
+def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap, title):
     rel = rms / np.median(rms)  # a token's RMS against the layer's typical one: comparable across layers
     order = np.argsort(rel)  # draw flat (large-RMS) tokens last, on top
     xs, ys = x[order], y[order]
@@ -36,7 +36,10 @@ def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap):
     ax.plot(grid, fit["c"] * grid, color=p["muted"], lw=1.0, ls=":",
             label=t(lang, "line fit, R² = {{r2_linear:.3f}}", r2_linear=fit['r2_linear']))
     ax.set_ylim(np.abs(y).max() * -1.1, np.abs(y).max() * 1.1)
-    ax.legend(fontsize=7, loc="upper left")
+    # The panel's title and its fits' R² above the plot, outside the data: no placement inside the
+    # axes is clear of the points and curves in every panel (the plateaus and the far-out tokens).
+    ax.legend(title=title, title_fontsize=9, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+              borderaxespad=0.2, borderpad=0.2, labelspacing=0.3, handlelength=2.4)
 
 
 @figure("s_curve", fields=s_curve_fields)
@@ -47,7 +50,7 @@ def s_curve_figure(lang: str, theme: str):
     Ls = d["layers"]
     # One row per layer, every token on the left and position 0 left out on the right: narrow enough
     # that the smallest text stays legible at the page's column width.
-    fig, axes = plt.subplots(len(Ls), 2, figsize=(6.4, 3.0 * len(Ls) + 1.2), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(len(Ls), 2, figsize=(6.4, 3.4 * len(Ls) + 1.2), squeeze=False, layout="constrained")
     rel = np.concatenate([np.asarray(L["rms"]) / np.median(L["rms"]) for L in Ls])
     norm = LogNorm(rel.min(), rel.max())
     for k, L in enumerate(Ls):
@@ -55,11 +58,10 @@ def s_curve_figure(lang: str, theme: str):
         rms = np.asarray(L["rms"])
         y = x / rms[:, None]
         left, right = axes[k][0], axes[k][1]
-        _panel(left, x, y, rms, L["fit_all"], norm, p, c, lang, cmap)
-        left.set_title(t(lang, "layer {{layer}}, every token", layer=L['layer']), fontsize=9)
-        _panel(right, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap)
-        right.set_title(t(lang, "layer {{layer}}, position 0 left out", layer=L['layer']),
-                        fontsize=9)
+        _panel(left, x, y, rms, L["fit_all"], norm, p, c, lang, cmap,
+               t(lang, "layer {{layer}}, every token", layer=L['layer']))
+        _panel(right, x[1:], y[1:], rms[1:], L["fit_rest"], norm, p, c, lang, cmap,
+               t(lang, "layer {{layer}}, position 0 left out", layer=L['layer']))
         left.set_ylabel(t(lang, "output before the gain, x_i / RMS(x)"))
     for ax in axes[-1]:
         ax.set_xlabel(t(lang, "norm input x_i"))

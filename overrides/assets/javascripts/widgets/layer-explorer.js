@@ -53,7 +53,9 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
   var status = el("p", { class: "nr-widget__status", "aria-live": "polite" });
   w.append(
     L.title ? el("p", { class: "nr-widget__title" }, L.title) : "",
-    el("div", { class: "nr-layers__controls" }, [mSel.wrap, pSel.wrap, el("label", { for: lid }, L.layer), slider, shown]),
+    // The layer's label, slider and stop wrap as one group: a label never ends a row whose slider wrapped.
+    el("div", { class: "nr-layers__controls" }, [mSel.wrap, pSel.wrap,
+      el("span", { class: "nr-layers__layer" }, [el("label", { for: lid }, L.layer), slider, shown])]),
     chart, prompt, table, status);
 
   function run() { return D.models[mSel.el.value].runs[pSel.el.value]; }
@@ -62,7 +64,7 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
   function stopName(r, k) { return k < r.layers.length ? ctx.fill(L.layerN, { n: r.layers[k].layer }) : L.final; }
 
   // The chart: axes and line drawn once per run, the marker moved per layer.
-  var drawnRun = null, X, Y, ys, marker, dot;
+  var drawnRun = null, X, Y, ys, marker, dot, sqrtTag;
   function drawRun(r) {
     while (chart.firstChild) chart.removeChild(chart.firstChild);
     var st = stops(r);
@@ -78,9 +80,10 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
       parts.push(el("svg:text", { x: ml - 4, y: Y(e) + 4, "text-anchor": "end" }, num(Math.pow(10, e))));
     }
     parts.push(el("svg:line", { x1: ml, y1: Y(sq), x2: W - mr, y2: Y(sq), class: "nr-layers__axis", "stroke-dasharray": "4 3" }),
-               el("svg:text", { x: W - mr, y: Y(sq) - 3, "text-anchor": "end" }, "\u221Ad"),
                el("svg:polyline", { class: "nr-layers__line", points: ys.map(function (v, i) { return X(i) + "," + Y(v); }).join(" ") }),
                marker = el("svg:line", { y1: mt, y2: H - mb, class: "nr-layers__axis", "stroke-dasharray": "2 2" }),
+               // Over the lines, on a halo of the widget's background; moveMarker keeps it clear of the marker.
+               sqrtTag = el("svg:text", { y: Y(sq) - 3, "text-anchor": "end", class: "nr-layers__tag" }, "\u221Ad"),
                dot = el("svg:circle", { r: 5, class: "nr-layers__dot" }),
                el("svg:text", { x: ml, y: H - 8 }, stopName(r, 0)),
                el("svg:text", { x: W - mr, y: H - 8, "text-anchor": "end" }, stopName(r, st.length - 1)));
@@ -89,6 +92,9 @@ nrWidgets.register("layer-explorer", function (w, ctx) {
   function moveMarker(k) {
     marker.setAttribute("x1", X(k)); marker.setAttribute("x2", X(k));
     dot.setAttribute("cx", X(k)); dot.setAttribute("cy", Y(ys[k])); dot.setAttribute("data-nr-stop", k);
+    // The √d tag sits at the right end of its line, or just left of the marker when the marker would
+    // cross it there (the stream's line runs far above √d after the first layer).
+    sqrtTag.setAttribute("x", X(k) < W - mr - 30 ? W - mr : X(k) - 8);
   }
 
   // The table: rows built once per model (its norms), cells rewritten per change.

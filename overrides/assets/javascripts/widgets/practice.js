@@ -8,6 +8,9 @@
  * Leitner intervals and the number of new cards a day.
  *
  * Drill: one card at a time, due cards first (oldest due first), then new ones.
+ * When the day's new cards are used up and unseen cards are held back, the end of
+ * the queue says so; for one topic it offers a button that queues that topic's
+ * unseen cards now (until the topic changes).
  * Space reveals, 1-4 grade (again / hard / good / easy). Leitner boxes 1..5:
  * again -> box 1, back in this session; hard -> same box; good -> one box up;
  * easy -> two boxes up; the next review is intervals[box - 1] days later.
@@ -62,13 +65,15 @@ nrWidgets.register("practice", function (w, ctx) {
   function intervalOf(box) { return D.intervals[Math.max(1, Math.min(box, D.intervals.length)) - 1]; }
   function isDue(id, day) { var s = state.cards[id]; return !!s && s.box > 0 && s.due <= day; }
   function inTopic(id) { return !topic.value || cards[id].topic === topic.value; }
+  function unseen() { return order.filter(function (id) { return inTopic(id) && !state.cards[id]; }); }
   function newLeft(day) { return Math.max(0, D.new_per_day - (state.newDay === day ? state.newCount : 0)); }
 
   function buildQueue() {
     var day = today();
     var due = order.filter(function (id) { return inTopic(id) && isDue(id, day); });
     due.sort(function (a, b) { return state.cards[a].due - state.cards[b].due || order.indexOf(a) - order.indexOf(b); });
-    var fresh = order.filter(function (id) { return inTopic(id) && !state.cards[id]; }).slice(0, newLeft(day));
+    // "Study the new cards now" lifts the daily limit for the chosen topic.
+    var fresh = unseen().slice(0, extra && topic.value ? Infinity : newLeft(day));
     return due.concat(fresh);
   }
 
@@ -93,8 +98,13 @@ nrWidgets.register("practice", function (w, ctx) {
 
   // ------------------------------------------------------------ the view
   var status = el("p", { class: "nr-widget__status nr-practice__status", role: "status", "aria-live": "polite" });
-  var topic = el("select", { id: ctx.uid("topic"), onchange: function () { restart(); say(fill(L.statusTopic, {
-    topic: topic.value ? topics[topic.value].title : L.all, due: queue.length })); } },
+  var topic = el("select", { id: ctx.uid("topic"), onchange: function () {
+    extra = false;
+    restart();
+    var held = heldBack();
+    say(fill(L.statusTopic, { topic: topic.value ? topics[topic.value].title : L.all, due: queue.length }) +
+        (held ? (zh ? "" : " ") + held : ""));
+  } },
     [el("option", { value: "" }, L.all)].concat(D.topics.map(function (t) { return el("option", { value: t.id }, t.title); })));
   var card = el("div", { class: "nr-practice__card", tabindex: "0", "aria-label": L.title });
   var reveal = el("button", { type: "button", class: "nr-practice__reveal", onclick: function () { doReveal(); card.focus(); } }, L.reveal);
@@ -108,7 +118,21 @@ nrWidgets.register("practice", function (w, ctx) {
   var file = el("input", { type: "file", accept: "application/json,.json", class: "nr-practice__file", id: ctx.uid("import"), onchange: importFile });
   var resetBtn = el("button", { type: "button", class: "nr-practice__reset", onclick: reset, onblur: function () { disarm(); } }, L.reset);
 
-  var mode = "drill", queue = [], pos = 0, revealed = false, updates = 0;
+  var mode = "drill", queue = [], pos = 0, revealed = false, updates = 0, extra = false;
+  var zh = (document.documentElement.lang || "").indexOf("zh") === 0;
+  var studyNew = el("button", { type: "button", class: "nr-practice__study-new", onclick: function () {
+    extra = true;
+    restart();
+    announceCard();
+    card.focus();
+  } });
+
+  // Why the queue is empty while the topic still has unseen cards: the day's new cards are used up.
+  function heldBack() {
+    var n = unseen().length;
+    if (queue.length > pos || !n || newLeft(today()) > 0) return "";
+    return fill(topic.value ? L.doneLimitTopic : L.doneLimit, { n: n, limit: D.new_per_day });
+  }
   var mock = null;
 
   function say(text) {  // the one live sentence of a change
@@ -135,7 +159,12 @@ nrWidgets.register("practice", function (w, ctx) {
     w.setAttribute("data-nr-revealed", "false");
     if (!id) {
       reveal.hidden = true;
-      card.appendChild(el("p", { class: "nr-practice__done" }, L.done));
+      var held = heldBack();
+      card.appendChild(el("p", { class: "nr-practice__done" }, held || L.done));
+      if (held && topic.value) {
+        studyNew.textContent = fill(L.studyNew, { n: unseen().length });
+        card.appendChild(el("p", null, studyNew));
+      }
       renderProgress();
       return;
     }
@@ -279,7 +308,7 @@ nrWidgets.register("practice", function (w, ctx) {
     var t = e.target, tag = t && t.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === " " || e.key === "Spacebar") {
-      if (tag === "A") return;
+      if (tag === "A" || t === studyNew) return;  // Space follows a link or presses "study the new cards now"
       e.preventDefault();
       if (mode === "mock") mockStep(); else doReveal();
       card.focus();
