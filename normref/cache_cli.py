@@ -11,6 +11,7 @@ folder without that marker: ``NORMREF_CACHE=~/.cache`` never costs another progr
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -77,6 +78,8 @@ def run(args) -> int:
         if not folder.is_dir():
             print(f"{folder}: nothing to clear (not made yet)")
             return 0
+        if not os.environ.get("NORMREF_CACHE"):
+            cache._own(cache.location())  # normref's own default folder, made before the marker: adopted, as on a write
         freed, left = clear(folder)
         print(f"cleared {folder} ({_mb(freed)} freed)" + (
             f"; left {len(left)} entr{'y' if len(left) == 1 else 'ies'} normref did not make: {', '.join(left)}"

@@ -164,6 +164,10 @@ def test_a_cache_from_before_the_marker_in_the_default_folder_is_adopted(tmp_pat
     assert cache.recorded_entries(old) == {"models", "figures"}
     cleared = _cache_cmd(tmp_path, "--clear", home=home)
     assert cleared.returncode == 0 and not old.exists(), cleared
+    # ...by --clear too, when nothing wrote to it since.
+    (old / "models").mkdir(parents=True)
+    cleared = _cache_cmd(tmp_path, "--clear", home=home)
+    assert cleared.returncode == 0 and not old.exists(), cleared
 
 
 @pytest.mark.parametrize("args", [(), ("--info",), ("--clear",)])
