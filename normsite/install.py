@@ -294,10 +294,12 @@ def code_block(lines: list[str], title: str) -> str:
 
 
 def snippet_block(snippet: Path, lang: str, url: str) -> str:
-    """The install block shown next to a snippet: the one line that makes it run (two with the model wheels)."""
+    """The install block shown next to a snippet: the line that makes it run (and the model wheels' line), after
+    the CPU-only torch line and its comment where the snippet needs torch."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     return code_block(pip_lines(needs_of_file(snippet), url, lang=lang), words(lang)["snippet_title"])
+
 
 # The helper the first cell defines. Not %pip: a failed %pip prints pip's error and the cell
 # still succeeds, so the run stops later at an import with no word about the install. pip runs
