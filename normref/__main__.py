@@ -9,6 +9,9 @@ import sys
 
 from .usage import UsageError, check_writable
 
+# What ``--help`` says first (the docstring above is reST, for the API docs: its backticks would show).
+DESCRIPTION = "normref's command line: one command per task, each with its own --help."
+
 # Each command lives next to the code it drives; its module has
 # add_arguments(parser) and run(args) -> exit code. Only the chosen command's
 # module is imported, so `figures` does not pay for torch or the model loaders.
@@ -22,7 +25,7 @@ COMMANDS = {
                  "train the placement lab's Pre-LN with DyT, Derf or LayerNorm Scaling on this machine (minutes), "
                  "as JSON"),
     "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
-                                   "take; --clear empties it"),
+                                   "take; --clear deletes what normref put there"),
 }
 
 # The extra of pyproject.toml each command needs, and the modules that extra installs
@@ -61,7 +64,7 @@ def missing_extra(command: str) -> str | None:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _Parser(prog="python -m normref", description=__doc__)
+    parser = _Parser(prog="python -m normref", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     subparsers = {name: sub.add_parser(name, help=help_, description=help_) for name, (_, help_) in COMMANDS.items()}
     chosen = next((a for a in argv if not a.startswith("-")), None)
@@ -69,6 +72,11 @@ def main(argv=None) -> int:
     if chosen in COMMANDS:
         sp = subparsers[chosen]
         problem = missing_extra(chosen)
+        if problem and any(a in ("-h", "--help") for a in argv):
+            # The command's options come from its module, which needs the extra: say what it does and what it needs.
+            sp.description = f"{sp.description}. It {problem}; its options are listed once that is installed."
+            sp.print_help()
+            sp.exit(0)
         if problem:
             sp.exit(2, f"{sp.prog}: error: {problem}\n")
         modname = COMMANDS[chosen][0]
@@ -81,8 +89,10 @@ def main(argv=None) -> int:
                 raise
             parser.error(f"command {chosen!r} is not available in this version of normref")
         module.add_arguments(sp)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
     sp = subparsers[args.command]
+    if unknown:  # argparse would blame the top-level parser for an option the command does not know
+        sp.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         from .cores import workers
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from ._imports import imported
 from ._registry import registered_modules
 
-__all__ = ["LIBS", "cache_dir", "user_cache_dir", "closure", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
+__all__ = ["LIBS", "location", "cache_dir", "user_cache_dir", "MARKER", "made_by_normref", "recorded_entries", "folder", "closure", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
            "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "GUARD", "guard", "clear", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI.
@@ -61,22 +61,121 @@ PACKAGE = __name__.rpartition(".")[0]  # "normref"
 MACHINERY = frozenset({__name__})
 
 
-def cache_dir() -> Path:
-    """``$NORMREF_CACHE``; else ``.cache/normref`` in a clone's root (the build and the tests run there);
-    else the reader's own cache folder (:func:`user_cache_dir`), announced on stderr when first made."""
+def _where() -> tuple[Path, bool]:
+    """(the cache folder, whether it is the reader's own folder)."""
     given = os.environ.get("NORMREF_CACHE")
     if given:
-        return Path(given)
+        return Path(given), False
     if Path("normref", "cache.py").is_file() and Path("pyproject.toml").is_file():
-        return Path(".cache/normref")
-    folder = user_cache_dir()
-    if not folder.is_dir():
+        return Path(".cache/normref"), False
+    return user_cache_dir(), True
+
+
+def location() -> Path:
+    """The cache folder, worked out without touching the disk: ``$NORMREF_CACHE``; else ``.cache/normref``
+    in a clone's root (the build and the tests run there); else the reader's own cache folder
+    (:func:`user_cache_dir`). ``python -m normref cache`` reports on it without creating it."""
+    return _where()[0]
+
+
+def cache_dir() -> Path:
+    """:func:`location`; the reader's own cache folder is made (with normref's :data:`MARKER`) and
+    announced on stderr the first time. Write into the cache through :func:`folder`."""
+    where, readers = _where()
+    if readers and not where.is_dir():
         import sys
 
-        folder.mkdir(parents=True, exist_ok=True)
-        print(f"normref: caching results in {folder} (NORMREF_CACHE=DIR picks another folder; "
+        _own(where)
+        print(f"normref: caching results in {where} (NORMREF_CACHE=DIR picks another folder; "
               "`python -m normref cache --info` shows how much it holds, `--clear` empties it)", file=sys.stderr)
-    return folder
+    return where
+
+
+# ---------------------------------------------------------------- what normref made
+
+# The marker in the root of every cache folder normref makes: a cache directory tag (the CACHEDIR.TAG
+# convention, https://bford.info/cachedir/, so that backup tools skip the folder) that names normref,
+# followed by the top-level entries normref made in it, one a line. ``python -m normref cache --clear``
+# deletes those entries and nothing else, and only in a folder with this marker (normref.cache_cli).
+MARKER = "CACHEDIR.TAG"
+TAG_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
+_TAG = (f"{TAG_SIGNATURE}\n"
+        "# This file is a cache directory tag created by normref (https://bford.info/cachedir/).\n"
+        "# normref made the entries listed below; `python -m normref cache --clear` deletes only those.\n")
+_ENTRY = "entry: "
+
+# {cache root: the entries its marker lists} for the roots this process has written to; None for a
+# folder normref did not make (NORMREF_CACHE naming a folder that held other files): used, never marked.
+_ROOTS: dict[str, set[str] | None] = {}
+
+
+def made_by_normref(root: Path) -> bool:
+    """Does ``root`` hold normref's :data:`MARKER`?"""
+    try:
+        text = (Path(root) / MARKER).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text.startswith(TAG_SIGNATURE) and "created by normref" in text
+
+
+def recorded_entries(root: Path) -> set[str]:
+    """The top-level entries that normref's marker in ``root`` lists (empty when it has none)."""
+    if not made_by_normref(root):
+        return set()
+    names = (line[len(_ENTRY):] for line in (Path(root) / MARKER).read_text(encoding="utf-8").splitlines()
+             if line.startswith(_ENTRY))
+    return {n for n in names if n and n not in (".", "..", MARKER) and "/" not in n and "\\" not in n}
+
+
+def _scratch(name: str) -> bool:
+    return name == MARKER or name.startswith(".tmp-")
+
+
+def _own(root: Path) -> set[str] | None:
+    """Make the cache root if it is missing and mark it as normref's, when normref makes it, when it is
+    empty, or when it is one of normref's own default folders (made by a normref from before the marker:
+    its entries are adopted). A folder that held anything else is used but never marked: None."""
+    k = str(root)
+    if k in _ROOTS:
+        return _ROOTS[k]
+    if not made_by_normref(root):
+        default = not os.environ.get("NORMREF_CACHE")  # .cache/normref in a clone, or the reader's folder
+        held = sorted(e.name for e in root.iterdir() if not _scratch(e.name)) if root.is_dir() else []
+        if (held and not default) or (root / MARKER).exists():
+            _ROOTS[k] = None
+            return None
+        root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(_TAG + "".join(f"{_ENTRY}{e}\n" for e in held))
+        try:
+            os.link(tmp, root / MARKER)  # never over another process's marker (it may already list entries)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(tmp)
+    _ROOTS[k] = recorded_entries(root) if made_by_normref(root) else None
+    return _ROOTS[k]
+
+
+def folder(name: str) -> Path:
+    """The cache's top-level folder ``name`` (a kind of result: "figures", "locks"), made if missing and
+    recorded in the root's :data:`MARKER`: every writer makes its folder here, so that
+    ``python -m normref cache --clear`` knows what normref made and deletes nothing else."""
+    if not isinstance(name, str) or not name or "/" in name or name in (".", "..", MARKER):
+        raise ValueError(f"name must be a folder name, got {name!r}")
+    root = cache_dir()
+    d = root / name
+    if d.is_dir() and str(root) in _ROOTS:
+        return d
+    _ROOTS.pop(str(root), None)  # the folder is new, or was deleted since: look at the root again
+    entries = _own(root)
+    if entries is not None and name not in entries:
+        with open(root / MARKER, "a", encoding="utf-8") as f:  # one short append: safe beside other processes
+            f.write(f"{_ENTRY}{name}\n")
+        entries.add(name)
+    d.mkdir(parents=True, exist_ok=True)
+    return d
 
 
 def user_cache_dir() -> Path:
@@ -333,7 +432,7 @@ WHY: list[str] = []
 
 
 def _record_path(s: Step) -> Path:
-    return cache_dir() / "steps" / s.kind / f"{digest(s.name)[:32]}.json"
+    return location() / "steps" / s.kind / f"{digest(s.name)[:32]}.json"
 
 
 def _parts(s: Step) -> dict:
@@ -373,6 +472,7 @@ def why(s: Step) -> str:
 
 
 def _remember(s: Step) -> None:
+    folder("steps")
     p = _record_path(s)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
@@ -421,6 +521,7 @@ def has(kind: str, key: str, suffix: str = ".bin") -> bool:
 
 
 def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
+    folder(kind)
     p = _path(kind, key, suffix)
     p.parent.mkdir(parents=True, exist_ok=True)
     # Write then rename, so a build killed half-way never leaves a torn entry.

@@ -59,15 +59,23 @@ def subset_of(choices):
 def check_writable(path: Path, option: str, folder: bool = False) -> None:
     """Fail now, before any work, if ``path`` (a file, or a folder when ``folder``) cannot be written.
 
-    The check writes what the command will write: it makes the folders, and
+    The check writes what the command will write: it makes the missing folders and
     creates (then removes) a probe file, so a read-only or impossible place
-    (``/proc/x``) fails here and not after minutes of work."""
+    (``/proc/x``) fails here and not after minutes of work. It then removes the
+    folders it made, so a check that fails later (an unknown ``--only``) leaves
+    nothing behind: the command makes them again when it writes."""
     path = Path(path)
     where = path if folder else path.parent
+    made: list[Path] = []
     try:
         if path.exists() and (folder != path.is_dir()):
             raise UsageError(f"{option}: expected {'a folder' if folder else 'a file'}, "
                              f"but {path} is {'a folder' if path.is_dir() else 'a file'}")
+        blocker = next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise UsageError(f"{option}: cannot write {'into ' if folder else ''}{path}: {blocker} is a file, "
+                             f"not a folder; expected a writable {'folder' if folder else 'file path'}")
+        made = [p for p in [where, *where.parents] if not p.exists()]
         where.mkdir(parents=True, exist_ok=True)
         if not folder and path.exists():
             with open(path, "ab"):  # appends nothing: the file is kept as it is until the command writes it
@@ -80,3 +88,9 @@ def check_writable(path: Path, option: str, folder: bool = False) -> None:
     except OSError as e:
         raise UsageError(f"{option}: cannot write {'into ' if folder else ''}{path} "
                          f"({e.strerror or e}); expected a writable {'folder' if folder else 'file path'}") from None
+    finally:
+        for d in made:  # deepest first
+            try:
+                d.rmdir()
+            except OSError:
+                break

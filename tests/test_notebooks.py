@@ -364,16 +364,103 @@ def _dead_url() -> str:
     return f"http://127.0.0.1:{port}/wheels/normref-0.1.0-py3-none-any.whl"
 
 
-def test_a_failed_install_stops_the_first_cell_naming_the_install_and_the_address(tmp_path):
+def _bare_kernel(tmp_path: Path) -> tuple[Path, dict]:
+    """A Jupyter kernel in a fresh virtualenv without normref or matplotlib: ipykernel, pip and everything
+    else of this environment borrowed through PYTHONPATH (symlinks, nothing copied), normref and matplotlib
+    left out. (kernel folder, the environment to start it in)."""
+    import sysconfig
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "venv")
+    borrowed = tmp_path / "borrowed"
+    borrowed.mkdir()
+    hidden = ("normref", "matplotlib", "mpl_toolkits", "pylab", "__editable__", "__pycache__")
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.suffix != ".pth" and not entry.name.lower().startswith(hidden):
+            (borrowed / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    spec = tmp_path / "kernels" / "bare"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(tmp_path / "venv" / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "bare", "language": "python"}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV", "FORCE_COLOR", "CLICOLOR", "NO_COLOR"))}
+    env.update(PYTHONPATH=str(borrowed), PIP_RETRIES="0", PIP_TIMEOUT="5", PIP_NO_INDEX="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return tmp_path / "kernels", env
+
+
+def test_a_failed_install_stops_the_first_cell_in_a_kernel_naming_the_install_and_the_address(tmp_path):
+    """Run under Jupyter, as a reader does: ipykernel asks every program for color (FORCE_COLOR), so pip's
+    "ERROR:" line would start with an escape code. The cell's error must still be pip's reason, in plain
+    text, then the address written into the notebook and where to change it; the next cell never runs."""
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
     url = _dead_url()
     cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", url)
-    # The notebook's next cell imports matplotlib: the run must stop before it, at the install.
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell('import os\nprint(os.environ.get("FORCE_COLOR"), os.environ.get("TERM"))'),
+        nbformat.v4.new_code_cell(cell),
+        # The notebook's next cell imports matplotlib: the run must stop before it, at the install.
+        nbformat.v4.new_code_cell("import matplotlib\nprint('went on')")])
+    kernels, env = _bare_kernel(tmp_path)
+    (tmp_path / "work").mkdir()
+    km = AsyncKernelManager(kernel_name="bare", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    client = NotebookClient(nb, km=km, timeout=300, allow_errors=False)
+    with pytest.raises(CellExecutionError):
+        client.execute(env=env, cwd=str(tmp_path / "work"))
+    colour, install_cell, after = nb.cells
+    assert colour.outputs[0]["text"].split() == ["1", "xterm-color"], "the kernel forces color, as Jupyter's does"
+    error = [o for o in install_cell.outputs if o["output_type"] == "error"]
+    assert len(error) == 1 and error[0]["ename"] == "RuntimeError", install_cell.outputs
+    message = error[0]["evalue"]
+    assert "\x1b" not in message, repr(message)
+    assert message.startswith(f"pip install normref[plot] @ {url} failed: ERROR"), message
+    assert "matplotlib" not in message.split("failed:")[1], message
+    assert message.endswith(f"This notebook installs normref from {url}, the address written into it when the site "
+                            "was built; if the site has moved or cannot be reached from here, change that address, "
+                            "in this cell's pip_install line for normref, to the wheel on a site you can reach."), message
+    assert not after.get("outputs") and after.get("execution_count") is None, "the next cell ran"
+
+
+def test_a_failed_install_names_the_address_in_the_notebooks_language(tmp_path):
+    url = _dead_url()
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "zh", url)
     p = _run_cell(tmp_path, cell + "\nimport matplotlib\n")
-    assert p.returncode != 0
     last = p.stderr.strip().splitlines()[-1]
     assert last.startswith(f"RuntimeError: pip install normref[plot] @ {url} failed: ERROR"), last
-    assert "ModuleNotFoundError" not in p.stderr and "matplotlib" not in last.split("failed:")[1], p.stderr[-1500:]
-    # The same cell, with the old %pip way of failing quietly, would have gone on to the import.
+    assert last.endswith(f"本笔记本从 {url} 安装 normref，这个地址是构建网站时写进来的；如果网站换了地址，或者从这里访问不到，"
+                         "请把本单元里安装 normref 那一行 pip_install 中的地址改成能访问到的网站上的 wheel 地址。"), last
+    assert "ModuleNotFoundError" not in p.stderr, p.stderr[-1500:]
+
+
+def test_pip_runs_without_color_and_ansi_codes_are_stripped_anyway():
+    cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", "http://x/w.whl")
+    assert '"--no-color"' in cell
+    helper = cell.split("\n\n\npip_install(")[0]
+    scope: dict = {}
+    exec(compile(helper, "cell", "exec"), scope)
+    import types
+
+    fake = types.SimpleNamespace(returncode=1, stderr="\x1b[31mERROR: No matching distribution found for x\x1b[0m\n\x1b[0m\n")
+    scope["subprocess"] = types.SimpleNamespace(run=lambda *a, **k: fake)
+    with pytest.raises(RuntimeError) as info:
+        scope["pip_install"](["x"], ["no_such_module_here"])
+    assert str(info.value) == "pip install x failed: ERROR: No matching distribution found for x", str(info.value)
+
+
+def test_the_cpu_only_torch_comes_before_normref_in_a_notebook_that_needs_torch():
+    for lang in LANGS:
+        cell = install.notebook_install_cell(install.Needs(("plot", "torch"), False), lang, "http://x/w.whl")
+        cpu = 'pip_install(["torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu"], ["torch"])'
+        assert cell.index(cpu) < cell.index('pip_install(["normref[plot,torch] @ http://x/w.whl"]'), cell
+        assert install.words(lang)["cpu_torch_notebook"] in cell
+        plain = install.notebook_install_cell(install.Needs(("plot",), False), lang, "http://x/w.whl")
+        assert "torch" not in plain.split("\n\n\n", 1)[1], plain
 
 
 def test_the_first_cell_checks_every_module_the_notebook_needs_after_installing(tmp_path):

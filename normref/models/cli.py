@@ -63,7 +63,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
+from ..usage import UsageError
 from . import MODELS
 
 __all__ = ["add_arguments", "run", "format_table"]
@@ -106,12 +108,12 @@ def run(args) -> int:
     t0 = time.perf_counter()
     try:
         doc = measure(args.model, args.prompt)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except ValueError as e:  # an empty prompt, one token: said as every command says a mistake
+        raise UsageError(str(e)) from None
     print(format_table(doc))
     print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(doc, f, ensure_ascii=False, indent=1, allow_nan=False)
         print(f"wrote {args.json}", file=sys.stderr)

@@ -243,7 +243,7 @@ def load_gguf_cached(path, weights_sha256: str):
     from .. import cache
 
     key = cache.step_of("models", "llama-gguf-float32", inputs={"weights": weights_sha256}, code=(__name__,)).key
-    folder = cache.cache_dir() / "models"
+    folder = cache.folder("models")
     weights, meta = folder / f"{key}.safetensors", folder / f"{key}.json"
     if not meta.exists():
         with cache.locked("models", key):  # two processes convert it once

@@ -26,6 +26,7 @@
 # site's build, say, or on a second run); an install that fails stops here and says why.
 import importlib
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -34,15 +35,27 @@ def pip_install(args, modules):
     """pip install ARGS unless every module in MODULES imports; a failure raises, naming the install."""
     if all(importlib.util.find_spec(m) is not None for m in modules):
         return
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", *args],
+                          capture_output=True, text=True)
     importlib.invalidate_caches()
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if done.returncode != 0 or missing:
-        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.strip().splitlines()[-1:]
+        text = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", done.stderr)  # ANSI codes, should any remain
+        errors = [ln for ln in text.splitlines() if ln.startswith("ERROR")] or text.strip().splitlines()[-1:]
         why = " ".join(errors) if done.returncode != 0 else "it ran, but " + ", ".join(missing) + " still cannot be imported"
+        site = [a.split(" @ ", 1)[1] for a in args if " @ " in a]
+        if site and done.returncode != 0:
+            why += " " + ("This notebook installs normref from {site}, the address written into it when"
+                          " the site was built; if the site has moved or cannot be reached from here, "
+                          "change that address, in this cell's pip_install line for normref, to the "
+                          "wheel on a site you can reach.").format(site=site[0])
         raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")
 
 
+# torch for the CPU alone, from PyTorch's own index (on Linux, pip's default torch is the CUDA build,
+# a much larger download). Skipped when torch is installed (Colab has it); with a CUDA GPU you want
+# to use, delete this line and the next one installs the CUDA build.
+pip_install(["torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu"], ["torch"])
 pip_install(["normref[plot,torch] @ NORMREF_WHEEL_URL"], ["normref", "matplotlib", "torch"])
 
 # %% [markdown]

@@ -22,6 +22,7 @@
 # 已经装好时（比如在本站的构建里，或第二次运行）直接跳过；安装失败就停在这里，说明原因。
 import importlib
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -30,12 +31,19 @@ def pip_install(args, modules):
     """pip install ARGS unless every module in MODULES imports; a failure raises, naming the install."""
     if all(importlib.util.find_spec(m) is not None for m in modules):
         return
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", *args],
+                          capture_output=True, text=True)
     importlib.invalidate_caches()
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if done.returncode != 0 or missing:
-        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.strip().splitlines()[-1:]
+        text = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", done.stderr)  # ANSI codes, should any remain
+        errors = [ln for ln in text.splitlines() if ln.startswith("ERROR")] or text.strip().splitlines()[-1:]
         why = " ".join(errors) if done.returncode != 0 else "it ran, but " + ", ".join(missing) + " still cannot be imported"
+        site = [a.split(" @ ", 1)[1] for a in args if " @ " in a]
+        if site and done.returncode != 0:
+            why += " " + ("本笔记本从 {site} 安装 normref，这个地址是构建网站时写进来的；如果网站换"
+                          "了地址，或者从这里访问不到，请把本单元里安装 normref 那一行 "
+                          "pip_install 中的地址改成能访问到的网站上的 wheel 地址。").format(site=site[0])
         raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")
 
 
