@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 
+from normref._directives import pattern
+
 __all__ = ["join_soft_breaks", "join_notebook", "CJK", "PUNCT", "soft_breaks"]
 
 # Han ideographs, CJK punctuation and full-width forms.
@@ -47,9 +49,10 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _MATH = re.compile(r"^[ \t]*\$\$[ \t]*$")
 # A line that starts a block of its own (after its indentation and blockquote markers).
 _BLOCK = re.compile(r"""^(?:$|[-*+][ \t]|\d+[.)]([ \t]|$)|\#|\||<|!!!|\?\?\?|:::|===|```|~~~|\$\$|\\\[|
-                        \[\[(?!value:)|\[\^|\[[^\]]*\]:|\*\[|\{[:#.]|[-*_]{3,}[ \t]*$|:[ \t])""", re.X)
+                        \[\^|\[[^\]]*\]:|\*\[|\{[:#.]|[-*_]{3,}[ \t]*$|:[ \t])""", re.X)
 # A line that never continues into the next: a heading, a table row, HTML, an admonition's or a tab's header.
-_HEAD = re.compile(r"^(?:\#|\||<|!!!|\?\?\?|===|:::|\[\[(?!value:))")
+_HEAD = re.compile(r"^(?:\#|\||<|!!!|\?\?\?|===|:::)")
+_VALUE = pattern("value")  # the one directive that stands in the prose (a number); any other starts a block
 _LEAD = re.compile(r"^(?:\*\*|__|\*(?!\s)|\[(?!\[)|`+)+")  # emphasis, a link's "[", code: what shows is after
 _TRAIL = re.compile(r"(?:\*\*|__|\*|\]\([^)\s]*\)|\]|`+)+$")  # ... and before
 
@@ -61,6 +64,11 @@ def _split(line: str) -> tuple[str, int, str]:
     return prefix, prefix.count(">"), line[len(prefix):]
 
 
+def _directive_line(text: str) -> bool:
+    """Does ``text`` start with a directive that makes a block of its own ([[figure: …]], not [[value: …]])?"""
+    return text.startswith("[[") and not _VALUE.match(text)
+
+
 def _joins(prev: str, line: str) -> str | None:
     """The text of ``line`` to append to ``prev`` (the line before it) if the break between them is joined."""
     _, d_prev, before = _split(prev)
@@ -69,6 +77,8 @@ def _joins(prev: str, line: str) -> str | None:
         return None
     before, after = before.strip(" \t"), after.lstrip(" \t")
     if not before or not after or _HEAD.match(before) or _BLOCK.match(after):
+        return None
+    if _directive_line(before) or _directive_line(after):
         return None
     last = _TRAIL.sub("", before)[-1:] or before[-1]
     first = _LEAD.sub("", after)[:1] or after[0]

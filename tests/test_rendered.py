@@ -597,3 +597,12 @@ def test_built_site_reads_clean(site):
     assert any(p.parent.name == "print" for _, p in pages) and any(p.parent.name == "glossary" for _, p in pages)
     found = check_site(site)
     assert not found, report(found)
+
+
+def test_footer_speaks_the_page_language(site):
+    """Material writes "Made with" in English whatever theme.language says: overrides/partials/copyright.html."""
+    for lang, path in site_pages(site):
+        footer = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one(".md-copyright")
+        text = re.sub(r"\s+", " ", footer.get_text(" ")).strip() if footer else ""
+        want = "本站用 Material for MkDocs 构建" if lang == "zh" else "Made with Material for MkDocs"
+        assert want in text and ("Made with" not in text if lang == "zh" else True), (path, text)
