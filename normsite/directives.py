@@ -59,7 +59,7 @@ DIRECTIVE = pattern(*(k for k, named in KINDS.items() if named))
 # {kind: [computed, cached]} in this process ("svg": figure variants drawn, counted by prepare).
 COUNTS: dict[str, list[int]] = {}
 
-__all__ = ["DIRECTIVE", "KINDS", "PREPARED", "COUNTS", "referenced", "figure_md", "table_md", "expand",
+__all__ = ["DIRECTIVE", "KINDS", "PREPARED", "COUNTS", "referenced", "figure_md", "unbreakable_numbers", "table_md", "expand",
            "expand_one", "substitute", "count", "POOLED", "step_of_directive", "expand_task"]
 
 
@@ -78,12 +78,24 @@ def referenced(docs_dir: str | Path, kind: str) -> dict[str, list[str]]:
     return found
 
 
+# A number a browser could break inside: scientific notation (1e-6), a signed one, a range (3.18–3.48).
+_NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?(?:e[-−+]?\d+|[–-][-−+]?\d+(?:\.\d+)?(?:e[-−+]?\d+)?)(?![\w.]*\d)")
+
+
+def unbreakable_numbers(text: str) -> str:
+    """``text`` (HTML text, no tags) with each number a browser could break inside (“1e-” / “6”) wrapped in a
+    ``<span class="nr-nobr">`` (white-space: nowrap, overrides/assets/stylesheets/normref.css)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return _NUMBER.sub(lambda m: f'<span class="nr-nobr">{m.group(0)}</span>', text)
+
+
 def figure_md(name: str, lang: str, src_uri: str, generated: bool = True) -> str:
     """A <figure> with the light and dark SVG (Material shows the one matching the theme)."""
     from normref import figures
 
     spec = figures.get(name)
-    caption = f"<figcaption>{html.escape(spec.caption[lang], quote=False)}</figcaption>"
+    caption = f"<figcaption>{unbreakable_numbers(html.escape(spec.caption[lang], quote=False))}</figcaption>"
     if not generated:
         return f'<figure class="nr-figure" id="fig-{name}">\n{caption}\n</figure>'
     alt = spec.alt[lang].replace("[", "(").replace("]", ")")

@@ -7,15 +7,41 @@ import re
 
 from . import SiteError
 
-# What pymdownx.arithmatex (generic mode) leaves in the HTML.
+# What pymdownx.arithmatex (generic mode) leaves in the HTML, and the closing punctuation right after an
+# inline formula: Chinese (and English) punctuation that must not start a line.
 _MATH = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<i>.*?)\\\)|\\\[(?P<d>.*?)\\\])\s*</(?P=tag)>', re.S
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<i>.*?)\\\)|\\\[(?P<d>.*?)\\\])\s*</(?P=tag)>'
+    r'(?P<after>[，。、；：！？）》」』】〉”’…,.;:!?)\]]*)', re.S
 )
+NOBR = "nr-nobr"  # overrides/assets/stylesheets/normref.css: white-space: nowrap
+
+
+_BASE = '<span class="base">'
+_END = "</span></span>"  # katex-html's and katex's
+
+
+def _keep_last_box(katex_html: str, after: str) -> str:
+    """KaTeX's HTML for an inline formula, then ``after`` (the closing punctuation that follows it), with the
+    formula's last box (``.base``, the unit KaTeX lets a line break between) moved out into a formula of its
+    own, shown only (aria-hidden: the first keeps the MathML, which reads the whole formula), and put with
+    the punctuation in a ``<span class="nr-nobr">`` (white-space: nowrap). Chromium breaks after an inline
+    box before “：” or “；” even when the box's parent does not wrap, and ignores U+2060 there; it does not
+    break inside a no-wrap span. Wrapping the whole formula with the punctuation would keep a long formula
+    from breaking inside, so only its last box goes."""
+    i = katex_html.rfind(_BASE)
+    if i < 0 or not katex_html.endswith(_END):
+        return f'<span class="{NOBR}">{katex_html}{after}</span>'
+    end = len(katex_html) - len(_END)
+    return (f'{katex_html[:i]}{_END}<span class="{NOBR}"><span class="katex nr-math-tail">'
+            f'<span class="katex-html" aria-hidden="true">{katex_html[i:end]}{_END}{after}</span>')
 
 
 def typeset(html_text: str, where: str) -> tuple[str, int]:
     """Replace every arithmatex formula with KaTeX's HTML; (new html, formulas typeset).
 
+    An inline formula followed by closing punctuation (“ε）”, “f(x)，”) keeps its last box with the
+    punctuation (:func:`_keep_last_box`): the punctuation never starts a line on its own, which Chinese
+    typesetting forbids and Chromium did (browser review D4).
     A formula KaTeX cannot parse raises SiteError naming ``where`` and the TeX."""
     import pykatex
 
@@ -26,7 +52,10 @@ def typeset(html_text: str, where: str) -> tuple[str, int]:
             out = pykatex.renderToString(tex, displayMode=display, throwOnError=True)
         except Exception as e:  # pykatex.ParseError and friends
             raise SiteError(f"{where}: KaTeX cannot typeset {tex!r}: {e}") from e
-        return f'<div class="nr-math">{out}</div>' if display else out
+        after = m.group("after")
+        if display:
+            return f'<div class="nr-math">{out}</div>{after}'
+        return _keep_last_box(out, after) if after else out
 
     return _MATH.subn(render, html_text)
 
@@ -133,7 +162,7 @@ def readable(tex: str) -> str:
     return re.sub(r" {2,}", " ", text).strip()
 
 
-_KATEX_OPEN = re.compile(r'<span class="katex">')
+_KATEX_OPEN = re.compile(r'<span class="katex(?: nr-math-tail)?">')  # a formula, or its last box (_keep_last_box)
 _SPAN = re.compile(r"<span\b|</span>")
 _ANNOTATION = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
 
@@ -154,7 +183,8 @@ def for_search(html_text: str) -> str:
             break
         tex = _ANNOTATION.search(html_text, m.start(), end)
         out.append(html_text[pos:m.start()])
-        out.append(f'<span class="nr-math-text">{readable(html.unescape(tex.group(1))) if tex else ""}</span>')
+        if tex:  # a formula's last box kept with its punctuation has none: the formula's text has it
+            out.append(f'<span class="nr-math-text">{readable(html.unescape(tex.group(1)))}</span>')
         pos = end
     out.append(html_text[pos:])
     return "".join(out)

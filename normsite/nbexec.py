@@ -10,7 +10,7 @@ CoalesceStreamsPreprocessor): a print loop that a busy kernel flushed in two
 messages must not make two builds differ. The executed .ipynb is stored under
 :func:`key`, which covers
 
-- the notebook's text;
+- the notebook's text (and, for a Chinese one, normsite/cjk.py, which joins its Markdown's soft line breaks);
 - the source of the normref modules its code imports, directly or not
   (normref.cache.script_closure, the recipe figures and snippets use), and of this module;
 - the versions of normref.cache's libraries and of the Jupyter stack that runs it.
@@ -54,10 +54,11 @@ def step_of(source: str | Path) -> cache.Step:
     from . import notebooks
 
     source = Path(source)
+    inputs = {"notebook": source.read_bytes(), "normsite/nbexec.py": _own_source(), "cell timeout": str(TIMEOUT_S)}
+    if notebooks.language(source) == "zh":  # its Markdown as the reader sees it (notebooks.for_reader)
+        inputs["normsite/cjk.py"] = (Path(__file__).parent / "cjk.py").read_bytes()
     return cache.step_of(KIND, _name(source), suffix=f"/{source.stem}.ipynb", code=notebooks.notebook_imports(source),
-                         libs=cache.LIBS + LIBS,
-                         inputs={"notebook": source.read_bytes(), "normsite/nbexec.py": _own_source(),
-                                 "cell timeout": str(TIMEOUT_S)})
+                         libs=cache.LIBS + LIBS, inputs=inputs)
 
 
 def key(source: str | Path) -> str:
@@ -90,9 +91,9 @@ def _run(source: Path) -> str:
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
     from traitlets.config import Config
 
-    from . import colab
+    from . import colab, notebooks
 
-    nb = jupytext.reads(source.read_text(encoding="utf-8"), fmt="py:percent")
+    nb = notebooks.for_reader(jupytext.reads(source.read_text(encoding="utf-8"), fmt="py:percent"), source)
     for i, cell in enumerate(nb.cells):  # nbformat gives new cells random ids: number them (byte-stable)
         cell["id"] = f"cell-{i}"
     kernel = (nb.metadata.get("kernelspec") or {}).get("name") or "python3"

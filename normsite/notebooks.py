@@ -18,7 +18,7 @@ from normref import cache
 
 from . import SiteError
 
-__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "notebook_imports", "notebook_closure", "code_closure", "downloads", "scrub_page",
+__all__ = ["is_notebook", "ipynb_uri", "ipynb_text", "language", "for_reader", "notebook_imports", "notebook_closure", "code_closure", "downloads", "scrub_page",
            "stable_cell_ids", "drop_css_list"]
 
 
@@ -32,6 +32,24 @@ def ipynb_uri(src_uri: str) -> str:
     return f"{stem}/{posixpath.basename(stem)}.ipynb"
 
 
+def language(path: str | Path) -> str:
+    """The language of the notebook at ``path`` (docs/<lang>/notebooks/NAME.py): "zh", "en", or "" for a
+    notebook outside a language's notebooks folder."""
+    from . import LANGS
+
+    p = Path(path).resolve()
+    lang = p.parent.parent.name
+    return lang if p.parent.name == "notebooks" and lang in LANGS else ""
+
+
+def for_reader(nb, path: str | Path):
+    """A notebook read from ``path``, as its reader sees it: a Chinese notebook's Markdown cells with their
+    soft line breaks joined (normsite.cjk), as the build joins the Chinese pages'; in place, returned."""
+    from . import cjk
+
+    return cjk.join_notebook(nb) if language(path) == "zh" else nb
+
+
 def ipynb_text(path: str | Path, wheel_url: str) -> str:
     """The jupytext notebook at ``path`` as .ipynb text: unexecuted, byte-stable, installing from ``wheel_url``.
 
@@ -42,13 +60,14 @@ def ipynb_text(path: str | Path, wheel_url: str) -> str:
     nbformat gives each new cell a random id; number them instead, or every
     build would differ. The jupytext pairing header is dropped (the download is
     a plain notebook) and the wheel's address is recorded in the metadata
-    (``normref.wheel_url``), so a committed copy can be checked for staleness."""
+    (``normref.wheel_url``), so a committed copy can be checked for staleness.
+    A Chinese notebook's Markdown cells have their soft line breaks joined (:func:`for_reader`)."""
     import jupytext
 
     from .install import fill_wheel_url
 
     text = fill_wheel_url(Path(path).read_text(encoding="utf-8"), wheel_url)
-    nb = jupytext.reads(text, fmt="py:percent")
+    nb = for_reader(jupytext.reads(text, fmt="py:percent"), path)
     nb.metadata.pop("jupytext", None)
     nb.metadata["normref"] = {"wheel_url": wheel_url}
     for i, cell in enumerate(nb.cells):

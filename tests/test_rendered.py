@@ -10,6 +10,10 @@ reader would see
 - raw TeX outside the typeset math (KaTeX output), code and notebook code cells:
   ``_{``, ``^{``, ``\\frac`` and other ``\\commands``, ``$``;
 - a stray ``>`` right after a closing quote (the remains of a joined ``>`` line);
+- on a Chinese page, a line break that shows as a space: between two Chinese characters,
+  or after Chinese punctuation and before Latin text, a digit or a formula
+  (normsite.cjk joins them at build time; :func:`soft_break_findings`); the same in
+  the Markdown cells of the Chinese notebooks the site offers (:func:`notebook_soft_breaks`);
 - an article that does not start with its H1;
 - a ``<meta name="description">`` that is the site's default or not in the page's language;
 - a tooltip (a ``title`` attribute, such as a glossary link's) holding raw TeX;
@@ -81,7 +85,10 @@ SEARCH_TEX = re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])")
 
 
 def _skipped(el: Tag) -> bool:
-    return el.name in _SKIP_TAGS or bool(_SKIP_CLASSES.intersection(el.get("class") or ()))
+    classes = el.get("class") or ()
+    if "jp-InputArea" in classes and el.find(class_="jp-RenderedMarkdown"):  # a Markdown cell: its prose is read
+        return False
+    return el.name in _SKIP_TAGS or bool(_SKIP_CLASSES.intersection(classes))
 
 
 def _visible_blocks(root: Tag) -> Iterator[tuple[Tag, str]]:
@@ -102,6 +109,80 @@ def _visible_blocks(root: Tag) -> Iterator[tuple[Tag, str]]:
         text = re.sub(r"\s+", " ", "".join(parts)).strip()
         if text:
             yield block, text
+
+
+_INLINE_OBJECT, _BREAK = "\ufffc", "\u2029"  # a formula or code in the text; a block's edge or <br>
+
+
+def soft_break_findings(root: Tag, page: str) -> list[Finding]:
+    """Line breaks in ``root``'s visible text that a browser shows as a space between Chinese text
+    (normsite.cjk.soft_breaks): the text is read with its newlines, a formula or inline code standing
+    in as one object, a block's edge or a <br> as a break no space comes from."""
+    from normsite import cjk
+
+    texts: dict[int, tuple[Tag, list[str]]] = {}
+
+    def add(block: Tag, s: str) -> None:
+        texts.setdefault(id(block), (block, []))[1].append(s)
+
+    def walk(el: Tag, block: Tag) -> None:
+        for child in el.children:
+            if isinstance(child, (Comment, Doctype, ProcessingInstruction)):
+                continue
+            if isinstance(child, NavigableString):
+                add(block, str(child))
+            elif not isinstance(child, Tag):
+                continue
+            elif _skipped(child) or child.name in ("img", "svg", "input"):
+                add(block, _BREAK if child.name in _BLOCKS or child.name in ("pre", "div") else _INLINE_OBJECT)
+            elif child.name == "br":
+                add(block, _BREAK)
+            elif child.name in _BLOCKS or "md-button" in (child.get("class") or ()):  # a button: a box of its own
+                add(block, _BREAK)
+                walk(child, child)
+                add(block, _BREAK)
+            else:
+                walk(child, block)
+
+    walk(root, root)
+    found = []
+    for _, parts in texts.values():
+        text = "".join(parts)
+        for m in cjk.soft_breaks(text):
+            a, b = max(0, m.start() - 20), min(len(text), m.end() + 20)
+            shown = re.sub(r"[ \t]*\n[ \t]*", "⏎", text[a:b]).replace(_BREAK, " ").replace(_INLINE_OBJECT, "▢")
+            found.append(Finding(page, "line break shows as a space in Chinese", shown.strip()))
+    return found
+
+
+def notebook_soft_breaks(nb: dict, where: str) -> list[Finding]:
+    """The same in a notebook's Markdown cells (an .ipynb, parsed), read as Markdown renders them: fenced code
+    and display math left out, inline code and math as one object, blockquote markers and emphasis gone,
+    and a line that starts a block (a list item, a heading, a table row, HTML) not continuing the one before."""
+    from normsite import cjk
+
+    found = []
+    for i, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") != "markdown":
+            continue
+        src = cell["source"]
+        text = "".join(src) if isinstance(src, list) else src
+        text = re.sub(r"^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$|^[ \t]*\$\$.*?\$\$[ \t]*$", _BREAK, text, flags=re.S | re.M)
+        text = re.sub(r"`[^`\n]+`|\$[^$\n]+\$", _INLINE_OBJECT, text)
+        lines = []
+        for line in text.split("\n"):
+            line = re.sub(r"^[ \t]*(?:>[ \t]?)*", "", line)
+            if re.match(r"#|\||<", line):  # a heading, a table row, HTML: a block of its own
+                line = _BREAK + line + _BREAK
+            elif re.match(r"[-*+][ \t]|\d+[.)][ \t]", line):  # a list item starts a block
+                line = _BREAK + line
+            lines.append(line)
+        text = re.sub(r"\*\*|__|\[|\]\([^)\s]*\)", "", "\n".join(lines))
+        for m in cjk.soft_breaks(text):
+            a, b = max(0, m.start() - 20), min(len(text), m.end() + 20)
+            shown = re.sub(r"[ \t]*\n[ \t]*", "⏎", text[a:b]).replace(_BREAK, " ").replace(_INLINE_OBJECT, "▢")
+            found.append(Finding(f"{where} cell {i}", "line break shows as a space in Chinese", shown.strip()))
+    return found
 
 
 def _quote(text: str, m: re.Match, width: int = 40) -> str:
@@ -149,6 +230,10 @@ def check_html(html: str, page: str = "<page>", lang: str | None = None,
             m = pat.search(text)  # the first in each block: one finding per rule and paragraph
             if m:
                 found.append(Finding(page, rule, _quote(text, m)))
+
+    # Line breaks that show as spaces between Chinese text.
+    if lang == "zh":
+        found += soft_break_findings(article, page)
 
     # Its first element is the H1 (a notebook page: the notebook's first cell, after the site's download bar).
     start = article.find("div", class_="jp-Notebook") or article
@@ -229,6 +314,8 @@ def check_site(folder: Path) -> list[Finding]:
     found = []
     for lang, path in site_pages(folder):
         found += check_html(path.read_text(encoding="utf-8"), str(path.relative_to(folder)), lang, defaults)
+    for nb in sorted(folder.glob("notebooks/*/*.ipynb")):  # the Chinese notebooks' downloads (what Colab opens)
+        found += notebook_soft_breaks(json.loads(nb.read_text(encoding="utf-8")), str(nb.relative_to(folder)))
     for index in (folder / "search/search_index.json", folder / "en/search/search_index.json"):
         if index.exists():
             found += check_search_index(json.loads(index.read_text(encoding="utf-8")), str(index.relative_to(folder)))
@@ -340,6 +427,36 @@ def test_notebook_code_cells_are_skipped_but_their_prose_is_read():
     assert {f.rule for f in found} == {"raw TeX"}, report(found)
     found = check_html(page(nb.replace("PROSE", "正文。").replace("<h1>笔记本</h1>", "")), "nb", default_descriptions=DEFAULTS)
     assert [f.rule for f in found] == ["article does not start with its H1"], report(found)
+
+
+def test_soft_line_break_rule():
+    """A newline between Chinese text shows as a space; English, a formula after a Chinese character, a block's
+    edge and the gap between two buttons do not count."""
+    found = check_html(page("<h1>标题</h1><blockquote><p>雅可比，\n初始化时</p></blockquote><p>不同：\ntanh 逐个</p>"
+                            '<p>乘以 <span class="katex">c</span>，\n<span class="katex">q</span> 也是</p>'),
+                       "bad", default_descriptions=DEFAULTS)
+    assert [f.rule for f in found] == ["line break shows as a space in Chinese"] * 3, report(found)
+    assert [f.text for f in found] == ["雅可比，⏎初始化时", "不同：⏎tanh 逐个", "乘以 ▢，⏎▢ 也是"], report(found)
+    clean = ("<h1>标题</h1><p>残差流\nRMSNorm 之后，其中\n<span class=\"katex\">x</span> 是向量。</p><p>第一段，</p>\n<p>第二段</p>"
+             "<p>换行<br>\n继续</p><p class=\"nr-notebook-download\">\n<a class=\"md-button\">下载（.ipynb）</a>\n"
+             "<a class=\"md-button\">下载源码</a>\n</p><pre>代码，\nabc</pre>")
+    assert check_html(page(clean), default_descriptions=DEFAULTS) == []
+    assert check_html(page("<h1>T</h1><p>the residual,\nstream</p>", "en", "An English page."), "en",
+                      default_descriptions=DEFAULTS) == []
+    nb = ('<div class="jp-Notebook"><div class="jp-Cell jp-MarkdownCell"><div class="jp-InputArea">'
+          '<div class="jp-RenderedMarkdown"><h1>笔记本</h1><p>训练了一个\n玩具模型</p></div></div></div></div>')
+    found = check_html(page(nb), "nb", default_descriptions=DEFAULTS)
+    assert [f.text for f in found] == ["训练了一个⏎玩具模型"], report(found)
+
+
+def test_notebook_soft_break_rule():
+    cells = [{"cell_type": "markdown", "source": ["# 标题\n", "训练了一个\n", "玩具模型，\n", "RMSNorm 之后。\n"]},
+             {"cell_type": "markdown", "source": "```\n代码，\nabc\n```\n列表：\n- 第一\n- 第二\n\n> 引文，\n> `x` 继续"},
+             {"cell_type": "code", "source": "# 注释\n# 继续\n"}]
+    found = notebook_soft_breaks({"cells": cells}, "x.ipynb")
+    assert [f.page for f in found] == ["x.ipynb cell 0"] * 2 + ["x.ipynb cell 1"], report(found)
+    assert "训练了一个⏎玩具模型" in found[0].text and "模型，⏎RMSNorm" in found[1].text, report(found)
+    assert "引文，⏎▢ 继续" in found[2].text and "代码" not in found[2].text, report(found)
 
 
 def test_search_index_rule():
@@ -490,3 +607,12 @@ def test_built_site_reads_clean(site):
     assert any(p.parent.name == "print" for _, p in pages) and any(p.parent.name == "glossary" for _, p in pages)
     found = check_site(site)
     assert not found, report(found)
+
+
+def test_footer_speaks_the_page_language(site):
+    """Material writes "Made with" in English whatever theme.language says: overrides/partials/copyright.html."""
+    for lang, path in site_pages(site):
+        footer = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one(".md-copyright")
+        text = re.sub(r"\s+", " ", footer.get_text(" ")).strip() if footer else ""
+        want = "本站用 Material for MkDocs 构建" if lang == "zh" else "Made with Material for MkDocs"
+        assert want in text and ("Made with" not in text if lang == "zh" else True), (path, text)
