@@ -50,3 +50,10 @@ def test_speakable_problems_finds_each_kind_of_fault():
     assert "'b': its question repeats card 'a''s" in found
     assert cards.speakable_problems(bank, ids={"b"}) and not any("'a'" in p.split(":")[0]
                                                                  for p in cards.speakable_problems(bank, ids={"b"}))
+
+
+def test_the_whole_card_bank_can_be_said_out_loud():
+    """Issue T: every card's 30-second and deep answers within their lengths, no ledger-verdict opener, no
+    'this page', follow-ups about the subject that repeat no card's question, the same values in both languages."""
+    problems = cards.speakable_problems()
+    assert not problems, "\n".join(problems)

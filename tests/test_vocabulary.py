@@ -371,10 +371,8 @@ def test_built_pages_prose_uses_one_vocabulary(site, lang):
         for cell in art.find_all(["td", "th"]):  # a table of measurements is data, not prose: its numbers stay bare
             if re.fullmatch(r"[\d\s.,%×–−+-]*", cell.get_text()):
                 cell.decompose()
-        cards_here = rel.parts[0] in ("practice", "print")  # the pages that show the card bank
         for _, variant, owner in _hits(art.get_text(" "), lang):
-            if not (cards_here and _pending_in_cards(variant, owner)):
-                problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
+            problems.append(f"{lang}/{rel}: {variant!r} ({owner})")
     assert not problems, "\n".join(sorted(set(problems)))
 
 
@@ -604,18 +602,6 @@ def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
     assert not name_problems("zh", index, {"placement": nav_titles("zh")["placement.md"]})
 
 
-# The bans added after the reviews of 2026-12-03 (issue T). The card bank is being rewritten on the card
-# helpers' branches (cardsa, cardsb, cardsc), which apply the same vocabulary; until they are merged the card
-# test, and the built practice and print pages, leave these bans out. Delete PENDING_IN_CARDS and
-# _pending_in_cards (and their use in test_built_pages_prose_uses_one_vocabulary) once they are.
-PENDING_IN_CARDS = {"words": {"输出头", "output head", "logits", "放置实验室", "拷贝", "query 和 key"},
-                    "rules": {NAT, SETTING, BOLD_SPACE}}
-
-
-def _pending_in_cards(variant: str, owner: str) -> bool:
-    return variant in PENDING_IN_CARDS["words"] or owner in PENDING_IN_CARDS["rules"]
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_practice_cards_use_one_vocabulary_and_voice(lang):
     """The practice page's cards (normref/data/cards.yml) reach the page through [[practice]]: the glossary's
@@ -627,8 +613,7 @@ def test_practice_cards_use_one_vocabulary_and_voice(lang):
     for c in bank.cards:
         for t in c.texts(lang):
             text = re.sub(r"\[\[[^\]]*\]\]|\$[^$]*\$|`[^`]*`", " ", t)
-            problems += [f"card {c.id}: {v!r} ({o})" for _, v, o in _hits(text, lang, f"{lang}/cards.yml")
-                         if not _pending_in_cards(v, o)]
+            problems += [f"card {c.id}: {v!r} ({o})" for _, v, o in _hits(text, lang, f"{lang}/cards.yml")]
             if lang == "zh" and ('"' in text or re.search(r"(?<![*\w\\])\*(?![*\s])[^*\n]+(?<![*\s])\*(?![*\w])", text)):
                 problems.append(f"card {c.id}: ASCII quote or italics: {text[:60]}")
             if lang == "zh" and cjk_space(t):

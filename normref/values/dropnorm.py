@@ -148,12 +148,27 @@ def _ld(k: str) -> str:
            for h, part in (("first", delta[:L // 2]), ("second", half))},
         "cheapest_k": str(CHEAPEST),
         "cheapest_k_second_half": str(int((np.argsort(delta)[:CHEAPEST] >= L // 2).sum())),
+        "split_share": f"{_split_share(delta):.0%}",
+        "n_splits": f"{SPLITS:,}".replace(",", "\u2009"),
         "mean_mid.first": fmt(float(delta[2:L // 2].mean()), 2),
         "mean_mid.second": fmt(float(delta[L // 2:L - 2].mean()), 2),
     }
     return out[k]
 
 
+def _split_share(delta: np.ndarray) -> float:
+    """How often a random split of the blocks into two halves gives a gap between the halves' median costs at
+    least as large as the first half's over the second's: how far one model's two halves differ by chance."""
+    L = len(delta)
+    gap = np.median(delta[:L // 2]) - np.median(delta[L // 2:])
+    rng = np.random.default_rng(0)
+    perm = np.argsort(rng.random((SPLITS, L)), axis=1)
+    shuffled = delta[perm]
+    gaps = np.median(shuffled[:, :L // 2], axis=1) - np.median(shuffled[:, L // 2:], axis=1)
+    return float(np.mean(gaps >= gap))
+
+
+SPLITS = 20_000  # random splits of the blocks into two halves, for _split_share
 # The fixed cut-offs (nats of cross-entropy added by dropping one block) and the K of "the K cheapest blocks".
 CUTS = {"030": 0.30, "020": 0.20, "015": 0.15}
 CHEAPEST = 10
@@ -227,11 +242,14 @@ register({
     **{f"dropnorm.grad_ratio.{key(a)}": (lambda a=a: fmt(init(a)["first_over_last"], 2)) for a in ("pre", "lns")},
     **{f"dropnorm.growth.{key(a)}": (lambda a=a: fmt(init(a)["growth"][_deep()], 2)) for a in ("pre", "lns")},
     "dropnorm.deep": lambda: str(_deep()),
+    # the untrained stacks the init measurements use (not the trained lab's 8 × 32): layers and width
+    "dropnorm.init.grad_layers": lambda: str(_rep()["at_init"]["grad_setting"]["n_layer"]),
+    "dropnorm.init.width": lambda: str(_rep()["at_init"]["grad_setting"]["d_model"]),
     **{f"layer_drop.{k}": (lambda k=k: _ld(k)) for k in (
         "n_layer", "n_tokens", "base", "max_delta", "max_layer", "second_layer", "second_delta", "third_layer", "third_delta",
         "n_small", "small_second_half", "small_first_half", "last_delta", "second_last_delta",
         "first_half_median", "second_half_median", "stream_growth", "cheapest_k", "cheapest_k_second_half",
-        "mean_mid.first", "mean_mid.second", *(f"cut.{c}" for c in CUTS),
+        "mean_mid.first", "mean_mid.second", "split_share", "n_splits", *(f"cut.{c}" for c in CUTS),
         *(f"below.{c}.{h}" for c in CUTS for h in ("first", "second")))},
     **{f"s_curve.pos0.{n}": (lambda n=n: _s_curve("pos0", n)) for n in (15, 30)},
     # the data regime, on arXiv 2604.23434's yardstick (data seen per parameter)

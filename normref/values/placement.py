@@ -208,7 +208,6 @@ register({
     "placement.lm.lr_lo": lambda: f"{_lr('lo'):g}",
     "placement.lm.lr_hi": lambda: f"{_lr('hi'):g}",
     "placement.corpus.chars": lambda: count(int(_rep()['corpus']['chars'])),
-    "placement.corpus.kchars": lambda: f"{_rep()['corpus']['chars'] / 1000:.0f}",
     "placement.corpus.approx_chars": lambda lang: _approx(int(_rep()["corpus"]["chars"]), lang),
     "placement.corpus.vocab": lambda: str(_rep()["corpus"]["vocab"]),
     "placement.corpus.files": lambda: str(len(_rep()["corpus"]["files"])),
