@@ -55,7 +55,7 @@ pdf: $(STAMP)
 shots: $(STAMP) browser-deps
 	$(PY) tools/shots.py site --out test-artifacts/shots
 
-# Measure the performance budgets and print them as ratios (README, performance section).
+# Measure the performance budgets and print them as ratios (CONTRIBUTING.md, performance section).
 perf: $(STAMP)
 	$(PY) tools/perf.py
 

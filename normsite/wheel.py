@@ -40,9 +40,11 @@ from normref import cache
 from . import SiteError
 
 ROOT = Path(__file__).resolve().parent.parent
-# What the wheel is built from: the project file, the README (its long
-# description) and the package. Everything else in the repository stays out.
-TOP_FILES = ("pyproject.toml", "README.md")
+# What the wheel is built from: the project file, its long description (pyproject's
+# `readme`: a short reader-facing text, not the repository's README) and the package.
+# Everything else in the repository stays out.
+README = "docs-notes/wheel-readme.md"
+TOP_FILES = ("pyproject.toml", README)
 PACKAGE = "normref"
 # Where the wheel lives in a built site, relative to the (Chinese) site root.
 SITE_FOLDER = "wheels"

@@ -221,7 +221,7 @@ def test_the_sessions_build_ran_prepare_once_and_imported_nothing_heavy(site_bui
 
 # What the serve test copies: what a build reads (tests/: the ledger names tests in them).
 TREE = ("docs", "normref", "normsite", "hooks", "overrides", "snippets", "tests", "mkdocs.yml", "mkdocs.en.yml",
-        "pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt", "LICENSE")
+        "pyproject.toml", "README.md", "docs-notes", "requirements.txt", "requirements-models.txt", "LICENSE")
 EDIT = ('"worked.mean_sq": lambda: fmt(float(np.mean(WORKED_X**2)), 1),', '"worked.mean_sq": lambda: "31415926",')
 
 

@@ -45,6 +45,11 @@ def test_wheel_holds_normref_and_nothing_of_the_site(tmp_path, monkeypatch):
     assert 'Requires-Dist: torch>=2.4; extra == "torch"' in meta
     specs = [ln.split(":", 1)[1].split(";")[0] for ln in meta.splitlines() if ln.startswith("Requires-Dist")]
     assert specs and not [s for s in specs if "==" in s], specs
+    # Its long description is a short text of its own for readers, not the repository's README.
+    assert wheel.project()["readme"] == wheel.README and wheel.README in map(str, wheel.source_files(ROOT))
+    assert "Description-Content-Type: text/markdown" in meta
+    assert meta.split("\n\n", 1)[1].strip() == (ROOT / wheel.README).read_text(encoding="utf-8").strip()
+    assert "screenshot" not in meta and len(meta.split("\n\n", 1)[1].splitlines()) < 60
 
 
 def test_two_builds_in_different_folders_give_the_same_bytes_and_honour_source_date_epoch(tmp_path, monkeypatch):

@@ -147,7 +147,7 @@ def stamp() -> dict:
             "python": platform.python_version(), "torch": torch}
 
 
-PERF_JSON = ROOT / "normref" / "results" / "perf-build.json"  # the README's performance table is rendered from it
+PERF_JSON = ROOT / "normref" / "results" / "perf-build.json"  # CONTRIBUTING.md's performance table is rendered from it
 
 
 def record(parts: dict, path: Path = PERF_JSON) -> dict:
@@ -599,7 +599,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="rmsnorm,build,serve,weight", help="comma-separated parts to run")
     ap.add_argument("--json", type=Path, help="also write this run's measurements as JSON to PATH")
     ap.add_argument("--no-record", action="store_true",
-                    help=f"do not merge the parts measured into {PERF_JSON.relative_to(ROOT)} (which the README's "
+                    help=f"do not merge the parts measured into {PERF_JSON.relative_to(ROOT)} (which CONTRIBUTING.md's "
                          "table is rendered from: python tools/perf_table.py)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary copy of the tree")
     a = ap.parse_args(argv)
@@ -635,7 +635,7 @@ def main(argv=None) -> int:
         a.json.write_text(json.dumps(res, indent=1, default=str) + "\n", encoding="utf-8")
     if not a.no_record and res:
         record(json.loads(json.dumps(res, default=str)))
-        say(f"recorded in {PERF_JSON.relative_to(ROOT)}; render the README's table with: python tools/perf_table.py")
+        say(f"recorded in {PERF_JSON.relative_to(ROOT)}; render CONTRIBUTING.md's table with: python tools/perf_table.py")
     return 0 if ok else 1
 
 

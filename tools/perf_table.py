@@ -1,12 +1,12 @@
-"""The README's performance table, rendered from what `make perf` recorded (normref/results/perf-build.json).
+"""CONTRIBUTING.md's performance table, rendered from what `make perf` recorded (normref/results/perf-build.json).
 
 Numbers we print about ourselves come from a tool, never typed: `make perf` (tools/perf.py) merges each
 part it measured (rmsnorm, build, serve, weight) into the JSON with its own stamp (CPU model, family and
 model, cores, load average, commit, date), and this renders the table and the line under it that says
-where each part was measured. tests/test_perf_table.py fails when the README and the JSON disagree.
+where each part was measured. tests/test_perf_table.py fails when CONTRIBUTING.md and the JSON disagree.
 
-Usage: python tools/perf_table.py          rewrite the README's table (between its two markers)
-       python tools/perf_table.py --check  exit 1 when the README's table is not the rendered one
+Usage: python tools/perf_table.py          rewrite CONTRIBUTING.md's table (between its two markers)
+       python tools/perf_table.py --check  exit 1 when CONTRIBUTING.md's table is not the rendered one
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PERF_JSON = ROOT / "normref" / "results" / "perf-build.json"
-README = ROOT / "README.md"
+DOC = ROOT / "CONTRIBUTING.md"  # the contributors' guide holds the table (the README is one screen)
 BEGIN = "<!-- perf-table: rendered by tools/perf_table.py from normref/results/perf-build.json; do not edit -->"
 END = "<!-- /perf-table -->"
 
@@ -52,7 +52,7 @@ def _load1(text: str) -> str | None:
 
 
 def rows(data: dict) -> list[tuple[str, str, str, str]]:
-    """(budget, measured, limit, verdict) for every part the JSON holds, in the README's order."""
+    """(budget, measured, limit, verdict) for every part the JSON holds, in the table's order."""
     parts = data.get("parts") or {}
     out = []
     if "rmsnorm" in parts:
@@ -122,7 +122,7 @@ def rows(data: dict) -> list[tuple[str, str, str, str]]:
 
 
 def render(data: dict) -> str:
-    """The Markdown between the README's markers: the table, then where each part was measured."""
+    """The Markdown between the document's markers: the table, then where each part was measured."""
     lines = ["| budget | measured | limit | |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows(data)]
     lines.append("")
@@ -133,34 +133,35 @@ def render(data: dict) -> str:
     return "\n".join(lines)
 
 
-def readme_block(text: str) -> str:
-    """What the README holds between the markers (ValueError when they are missing)."""
+def doc_block(text: str) -> str:
+    """What the document holds between the markers (ValueError when they are missing)."""
     if BEGIN not in text or END not in text:
-        raise ValueError(f"README.md must hold the performance table between {BEGIN!r} and {END!r}")
+        raise ValueError(f"{DOC.name} must hold the performance table between {BEGIN!r} and {END!r}")
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
 
 
-def rendered_readme(text: str, data: dict) -> str:
-    readme_block(text)
+def rendered_doc(text: str, data: dict) -> str:
+    """``text`` with the table between its markers rendered from ``data``."""
+    doc_block(text)
     head, rest = text.split(BEGIN, 1)
     return head + BEGIN + "\n" + render(data) + "\n" + END + rest.split(END, 1)[1]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 when the README's table is not the rendered one")
+    ap.add_argument("--check", action="store_true", help="exit 1 when the table in --doc is not the rendered one")
     ap.add_argument("--json", type=Path, default=PERF_JSON)
-    ap.add_argument("--readme", type=Path, default=README)
+    ap.add_argument("--doc", type=Path, default=DOC, help="the Markdown file that holds the table (default: %(default)s)")
     a = ap.parse_args(argv)
     data = json.loads(a.json.read_text(encoding="utf-8"))
-    text = a.readme.read_text(encoding="utf-8")
-    new = rendered_readme(text, data)
+    text = a.doc.read_text(encoding="utf-8")
+    new = rendered_doc(text, data)
     if a.check:
         if new != text:
-            print(f"{a.readme} disagrees with {a.json}: run python tools/perf_table.py", file=sys.stderr)
+            print(f"{a.doc} disagrees with {a.json}: run python tools/perf_table.py", file=sys.stderr)
             return 1
         return 0
-    a.readme.write_text(new, encoding="utf-8")
+    a.doc.write_text(new, encoding="utf-8")
     return 0
 
 

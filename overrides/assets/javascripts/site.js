@@ -1,4 +1,4 @@
-/* In every page's weight: keep it short. README "Reading aids" explains it. */
+/* In every page's weight: keep it short. CONTRIBUTING.md, "Reading aids", explains it. */
 (function () {
   var d = document, base = d.currentScript.src.replace(/[^/]*$/, ""), got = {}, K = "nr.pair";
   function load(n) {
