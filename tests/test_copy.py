@@ -57,7 +57,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support import LANGS, ROOT, Served, lang_root, pages
+from support import LANGS, ROOT, Served, comparable as _comparable, lang_root, pages
 
 pytestmark = pytest.mark.copy
 
@@ -321,15 +321,6 @@ def _the(copies: Copies, lang: str, name: str) -> Snippet:
     found = [s for s in copies.snippets if s.lang == lang and s.name == name]
     assert found, f"snippets/{name} is on no {lang} page"
     return found[0]
-
-
-# Lines that time something differ from run to run: the pages show none (timing
-# snippets are code-only), but should one appear it is left out of the comparison.
-_TIMING = re.compile(r"\b\d+(\.\d+)?\s*(ms|µs|us|ns|s)\b|\bGB/s\b")
-
-
-def _comparable(text: str) -> list[str]:
-    return [ln.rstrip() for ln in text.rstrip().splitlines() if not _TIMING.search(ln)]
 
 
 @pytest.mark.parametrize("name", _all_snippets())
