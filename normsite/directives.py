@@ -1,7 +1,8 @@
 """Page directives: what a page asks normref for, expanded into Markdown.
 
   [[figure: NAME]]        the figure, light and dark variants, localized alt text and caption
-  [[snippet: FILE]]       snippets/FILE verbatim (pymdownx.snippets), then what it prints
+  [[snippet: FILE]]       snippets/FILE verbatim (pymdownx.snippets; on a Chinese page snippets/zh/FILE,
+                          the same code with Chinese comments, when there is one), then what it prints
   [[snippet-code: FILE]]  the same without its output: for timings, which differ from
                           run to run (two builds must give the same bytes)
   [[value: NAME]]         a number from normref.values, in the page's language
@@ -278,9 +279,9 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
             count("snippet", hit)
             if on_snippet:
                 on_snippet(name, hit)
-            return snippets.code_block(name) + "\n\n" + snippets.output_block(out, lang)
+            return snippets.code_block(name, lang) + "\n\n" + snippets.output_block(out, lang)
         if kind == "snippet-code":
-            return snippets.code_block(name)
+            return snippets.code_block(name, lang)
         if kind == "data":
             # "</" cannot occur inside a script element; escape it in the JSON.
             return _cached("data", name, {"lang": lang}, (data.__name__,), lambda: data_script(name, lang))

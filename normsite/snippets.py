@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 TIMEOUT_S = 300
 
-__all__ = ["SNIPPETS", "path", "key", "step_of", "run", "failure_line", "code_block", "output_block"]
+__all__ = ["SNIPPETS", "path", "key", "step_of", "run", "failure_line", "shown", "code_block", "output_block"]
 
 
 def path(name: str) -> Path:
@@ -76,10 +76,22 @@ def failure_line(name: str, stderr: str) -> str:
     return f"snippet {name} failed" + (f" at line {lines[-1]}" if lines else "") + f": {last}"
 
 
-def code_block(name: str) -> str:
-    """The snippet's code, included verbatim by pymdownx.snippets (the copy button copies exactly the file)."""
+def shown(name: str, lang: str) -> str:
+    """The file a ``lang`` page shows of snippet NAME, relative to snippets/: on a Chinese page its variant
+    snippets/zh/NAME when there is one (the same code, Chinese comments and docstring; tests/test_snippets.py
+    holds them to the same code and output), else NAME itself. What it prints is the English file's run."""
     path(name)
-    return f'```python title="snippets/{name}"\n--8<-- "{name}"\n```'
+    if lang not in ("zh", "en"):
+        raise ValueError(f"lang must be 'zh' or 'en', got {lang!r}")
+    return f"zh/{name}" if lang == "zh" and (SNIPPETS / "zh" / name).is_file() else name
+
+
+def code_block(name: str, lang: str) -> str:
+    """The snippet's code as a ``lang`` page shows it (:func:`shown`), included verbatim by pymdownx.snippets
+    (the copy button copies exactly the file). The prepare pass's fingerprint covers every file under
+    snippets/, zh/ included, and pymdownx.snippets reads the file at each build: a comment edit re-renders."""
+    f = shown(name, lang)
+    return f'```python title="snippets/{f}"\n--8<-- "{f}"\n```'
 
 
 def output_block(out: str, lang: str) -> str:

@@ -97,6 +97,31 @@ def run_snippet(name: str | Path, timeout: int = 600) -> str:
     return p.stdout
 
 
+# Lines that time something differ from run to run: the pages show none (timing
+# snippets are code-only), but should one appear it is left out of the comparison.
+_TIMING = re.compile(r"\b\d+(\.\d+)?\s*(ms|µs|us|ns|s)\b|\bGB/s\b")
+
+
+def comparable(text: str) -> list[str]:
+    """A snippet's output lines as two runs can agree on: trailing blanks and timing lines left out."""
+    return [ln.rstrip() for ln in text.rstrip().splitlines() if not _TIMING.search(ln)]
+
+
+def code_only(src: str) -> str:
+    """A script's code without its comments and docstrings: ast.dump of its module with every docstring (a
+    string constant alone as the first statement of the module, a class or a function) removed. Two files
+    with equal code_only run the same (a snippet's Chinese variant and the English file, say)."""
+    import ast
+
+    tree = ast.parse(src)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
 def snippet_loads_models(path: Path) -> bool:
     """Does the snippet load real model weights (it imports normref.models)? Its test is then `models`."""
     return "normref.models" in path.read_text(encoding="utf-8")

@@ -127,9 +127,14 @@ def test_figures_are_registered_files_with_localised_alt_text(site):
 
 
 def test_snippet_included_verbatim_with_its_output(site):
-    html = (site / "index.html").read_text(encoding="utf-8")
-    assert "snippets/worked_example.py" in html
-    assert "agrees with by-hand : True" in html
+    """The zh page shows the Chinese variant (snippets/zh/: Chinese comments), the en page the English file;
+    both with the output of the same code."""
+    for lang, shown, comment in (("zh", "snippets/zh/worked_example.py", "# 手算："),
+                                 ("en", "snippets/worked_example.py", "# By hand:")):
+        html = (lang_root(site, lang) / "index.html").read_text(encoding="utf-8")
+        assert f'<span class="filename">{shown}</span>' in html, lang
+        assert comment in html, lang  # a comment is one highlighted token
+        assert "agrees with by-hand : True" in html, lang
 
 
 def test_notebook_executed_in_both_languages(site):

@@ -27,8 +27,10 @@ What a reader does, step by step:
      it starts with a Jupyter kernel only (the notebook pages' line), and the
      first cell of a downloaded notebook must install normref into it.
 4. Each snippet must exit 0 and print what the page shows; each notebook must
-   run top to bottom (nbclient, the kernel in the fresh virtualenv). A snippet that
-   both languages' pages copy alike (the same install line, the same code) runs once,
+   run top to bottom (nbclient, the kernel in the fresh virtualenv). A Chinese page
+   shows snippets/zh/NAME, the same code with Chinese comments and docstrings. A
+   snippet that both languages' pages copy alike (the same install line, the same
+   code once comments and docstrings are left out: support.code_only) runs once,
    and its output is compared with what each page shows.
 
 Timings per snippet and notebook go to test-artifacts/copy-times.json, with each
@@ -57,7 +59,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support import LANGS, ROOT, Served, lang_root, pages
+from support import LANGS, ROOT, Served, code_only, comparable as _comparable, lang_root, pages
 
 pytestmark = pytest.mark.copy
 
@@ -79,7 +81,8 @@ VENVS: dict[str, Path] = {}  # name: the virtualenvs made, measured at the end (
 class Snippet:
     lang: str
     page: str  # path below the language root
-    name: str  # snippets/NAME, from the block's title
+    name: str  # NAME of snippets/NAME, from the block's title
+    file: str  # the file the block shows, below snippets/: NAME, or zh/NAME (its Chinese variant) on a zh page
     install: str  # what the install block's copy button copies
     code: str  # what the snippet's copy button copies
     shown: str | None  # the output block under it, as the page shows it (None: code-only snippet)
@@ -150,7 +153,8 @@ def copies(served: Served, tab) -> Copies:
                 shown = None
                 if i + 1 < len(titles) and titles[i + 1] in ("输出", "Output"):
                     shown = blocks.nth(i + 1).locator("code").text_content()
-                out.snippets.append(Snippet(lang, rel, title.removeprefix("snippets/"),
+                file = title.removeprefix("snippets/")
+                out.snippets.append(Snippet(lang, rel, Path(file).name, file,
                                             _copy(page, install_btn), _copy(page, code_btn), shown))
             if is_notebook:
                 href = page.locator(".nr-notebook-download a[href$='.ipynb']").first.get_attribute("href")
@@ -172,9 +176,10 @@ def test_every_snippet_and_notebook_was_found(copies, served):
     for s in copies.snippets:
         # The copy is the file: Material trims trailing whitespace from every copy (its clipboard code calls
         # trimEnd()), so the file's final newline is the one thing that may be missing. And the install line
-        # names the served wheel.
-        text = (ROOT / "snippets" / s.name).read_text(encoding="utf-8")
-        assert s.code in (text, text.rstrip("\n")), f"{s.page}: the copy of snippets/{s.name} differs from the file"
+        # names the served wheel. A Chinese page shows the Chinese variant (every snippet has one: test_snippets).
+        assert s.file == (f"zh/{s.name}" if s.lang == "zh" else s.name), f"{s.page} shows snippets/{s.file}"
+        text = (ROOT / "snippets" / s.file).read_text(encoding="utf-8")
+        assert s.code in (text, text.rstrip("\n")), f"{s.page}: the copy of snippets/{s.file} differs from the file"
         commands = _commands(s.install)
         assert commands and all(c.startswith("pip install ") for c in commands), s.install
         assert any(f"@ {_served_wheel(served)}\"" in c for c in commands), s.install
@@ -323,24 +328,16 @@ def _the(copies: Copies, lang: str, name: str) -> Snippet:
     return found[0]
 
 
-# Lines that time something differ from run to run: the pages show none (timing
-# snippets are code-only), but should one appear it is left out of the comparison.
-_TIMING = re.compile(r"\b\d+(\.\d+)?\s*(ms|µs|us|ns|s)\b|\bGB/s\b")
-
-
-def _comparable(text: str) -> list[str]:
-    return [ln.rstrip() for ln in text.rstrip().splitlines() if not _TIMING.search(ln)]
-
-
 @pytest.mark.parametrize("name", _all_snippets())
 def test_snippet_runs_from_the_served_wheel_as_copied(name, copies, numpy_venv, full_venv, copy_tmp):
     """Each language's page, as copied: the install line and the code. Where both pages copy the same
-    (the same wheel, the same file), one run answers for both, and its output is compared with what each
-    page shows; a copy that differs runs on its own."""
+    (the same wheel, the same code: the Chinese page's copy differs in comments and docstrings only, and
+    code with the same syntax tree runs the same), one run answers for both, and its output is compared
+    with what each page shows; a copy that differs runs on its own."""
     runs: dict[tuple[str, str], list[Snippet]] = {}
     for lang in LANGS:
         s = _the(copies, lang, name)
-        runs.setdefault((s.install, s.code), []).append(s)
+        runs.setdefault((s.install, code_only(s.code)), []).append(s)
     for same in runs.values():
         _run_snippet(same, numpy_venv, full_venv, copy_tmp)
 

@@ -61,7 +61,7 @@ def test_every_snippet_shows_the_line_that_makes_it_run(site):
                 assert len(before) == 2, (p, name)
                 title = _text(before[1].split("</span>", 1)[0])
                 lines = _text(before[1].split("<code>", 1)[1].split("</code>", 1)[0])
-                want = install.pip_lines(install.needs_of_file(ROOT / "snippets" / name), url)
+                want = install.pip_lines(install.needs_of_file(ROOT / "snippets" / name), url, lang=lang)
                 assert title.startswith(("运行前先安装", "Install first")), (p, name, title)
                 assert [ln for ln in lines.splitlines() if ln.strip()] == want, (p, name, lines)
                 found += 1
