@@ -29,7 +29,9 @@ def _keep_last_box(katex_html: str, after: str) -> str:
     break inside a no-wrap span. Wrapping the whole formula with the punctuation would keep a long formula
     from breaking inside, so only its last box goes."""
     i = katex_html.rfind(_BASE)
-    if i < 0 or not katex_html.endswith(_END):
+    if i < 0 or katex_html.find(_BASE) == i or not katex_html.endswith(_END):
+        # One box (W_q, √d) cannot break inside anyway: the whole formula goes with the punctuation, and the
+        # reader's formula keeps its size (a split would leave the first .katex holding only the MathML).
         return f'<span class="{NOBR}">{katex_html}{after}</span>'
     end = len(katex_html) - len(_END)
     return (f'{katex_html[:i]}{_END}<span class="{NOBR}"><span class="katex nr-math-tail">'

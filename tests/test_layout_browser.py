@@ -121,6 +121,11 @@ def test_a_formula_keeps_its_last_box_with_the_punctuation():
     assert len(soup.select("span.nr-nobr")) == 1  # "x" followed by a space: left alone
     assert mathtex.for_search(out) == ('<p>极小的 <span class="nr-math-text">x + ε</span><span class="nr-nobr">），</span>'
                                        '而 <span class="nr-math-text">x</span> 是</p>')
+    # a formula of one box goes whole, so the visible formula is never an empty .katex beside its tail
+    one, _ = mathtex.typeset(f"<p>经过 {formula('W_q')}；</p>", "t")
+    soup = BeautifulSoup(one, "html.parser")
+    assert not soup.select(".nr-math-tail") and soup.select_one("span.nr-nobr > span.katex .katex-mathml"), one
+    assert soup.select_one("span.nr-nobr").get_text().endswith("；")
     display, _ = mathtex.typeset('<div class="arithmatex">\\[x\\]</div>。', "t")
     assert "nr-nobr" not in display
 

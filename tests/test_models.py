@@ -246,8 +246,11 @@ def test_cli_writes_valid_json_and_prints_a_table(model, smol, mini, tmp_path, m
     assert all(len(g["weight"]) == m["d"] for g in doc["gains"].values())
     table = capsys.readouterr().out
     assert m["name"] in table and len(table.splitlines()) == m["n_layer"] + 5
-    assert main(["activations", "--model", model, "--prompt", " "]) == 2
-    assert "prompt must contain some text" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # one line and status 2, as every command says a mistake
+        main(["activations", "--model", model, "--prompt", " "])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m normref activations: error: prompt must contain some text") and err.count("\n") == 1
     with pytest.raises(SystemExit):
         main(["activations", "--model", "nope", "--prompt", "x"])
 

@@ -438,8 +438,8 @@ def test_soft_line_break_rule():
     assert [f.rule for f in found] == ["line break shows as a space in Chinese"] * 3, report(found)
     assert [f.text for f in found] == ["雅可比，⏎初始化时", "不同：⏎tanh 逐个", "乘以 ▢，⏎▢ 也是"], report(found)
     clean = ("<h1>标题</h1><p>残差流\nRMSNorm 之后，其中\n<span class=\"katex\">x</span> 是向量。</p><p>第一段，</p>\n<p>第二段</p>"
-             "<p>换行<br>\n继续</p><p class=\"nr-notebook-download\">\n<a class=\"md-button\">下载（.ipynb）</a>\n"
-             "<a class=\"md-button\">下载源码</a>\n</p><pre>代码，\nabc</pre>")
+             "<p>换行<br>\n继续</p><p class=\"nr-notebook-download\">\n<a class=\"md-button\" href=\"a.ipynb\">下载（.ipynb）</a>\n"
+             "<a class=\"md-button\" href=\"a.py\">下载源码</a>\n</p><pre>代码，\nabc</pre>")
     assert check_html(page(clean), default_descriptions=DEFAULTS) == []
     assert check_html(page("<h1>T</h1><p>the residual,\nstream</p>", "en", "An English page."), "en",
                       default_descriptions=DEFAULTS) == []

@@ -82,7 +82,8 @@ def test_the_figure_draws_both_rows_in_both_languages(real_models):
             fig = s_curve_figure(lang, theme)
         axes = fig.axes[:-1]  # the last is the colorbar's
         assert len(fig.axes) == 2 * len(S.LAYERS) + 1
-        titles = " ".join(a.get_title() for a in axes)
+        # each panel's title is its legend's title, above the plot (browser review D3)
+        titles = " ".join(a.get_legend().get_title().get_text() for a in axes)
         assert ("第 30 层" in titles) if lang == "zh" else ("layer 30" in titles)
         plt.close(fig)
     f = s_curve_fields()

@@ -91,7 +91,10 @@ class Watch:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.page = self.context.new_page()
         self.failed: list[str] = []
-        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        # A request the page's own navigation cancels (net::ERR_ABORTED: the search worker fetching
+        # lunr.zh.min.js as the reader switches language) is not a failure; a missing file is a 404 below.
+        self.page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "")
+                     and self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})"))
         self.page.on("pageerror", lambda e: self.failed.append(f"script error: {e}"))
 

@@ -241,15 +241,18 @@ def test_layer_explorer_label_and_tag_layout(clean_tab, served, lang):
     """Browser review D6 (1280 px, and a phone): the label "layer" stays on its slider's row (it sat
     alone at the end of a row while the slider wrapped), and the chosen layer's dotted marker never
     crosses the √d tag, at the first stop, the last and the one before it."""
-    for width in (1280, 390):
-        clean_tab.page.set_viewport_size({"width": width, "height": 900})
-        page = _open(clean_tab, served, lang, "layer-explorer")
-        slider = page.locator(f'{_sel("layer-explorer")} input[type=range]')
-        slider.focus()
-        for key in ("Home", "End", "ArrowLeft"):
-            page.keyboard.press(key)
-            got = page.evaluate(_LAYER_LAYOUT, _sel("layer-explorer"))
-            assert got == {"sameRow": True, "tagCrossed": False}, (width, key, got)
+    try:
+        for width in (1280, 390):
+            clean_tab.page.set_viewport_size({"width": width, "height": 900})
+            page = _open(clean_tab, served, lang, "layer-explorer")
+            slider = page.locator(f'{_sel("layer-explorer")} input[type=range]')
+            slider.focus()
+            for key in ("Home", "End", "ArrowLeft"):
+                page.keyboard.press(key)
+                got = page.evaluate(_LAYER_LAYOUT, _sel("layer-explorer"))
+                assert got == {"sameRow": True, "tagCrossed": False}, (width, key, got)
+    finally:  # the module's tab is shared: the next test expects the desktop width
+        clean_tab.page.set_viewport_size({"width": 1280, "height": 900})
     assert not clean_tab.errors, clean_tab.errors
 
 

@@ -149,9 +149,19 @@
     document.body.classList.add("nr-pair-on");
     focusable(art);
     document.fonts.ready.then(function () { focusable(art); });  // KaTeX's fonts widen formulas
+    // A table can still widen later (an image or a late font in a cell): whenever a table box in the pair
+    // changes size, look again, so a region that starts to scroll is reachable by keyboard.
+    if (window.ResizeObserver) {
+      var ro = new ResizeObserver(function () { focusable(art); });
+      art.querySelectorAll(".nr-pair .md-typeset__scrollwrap, .nr-pair .md-typeset__table").forEach(function (el) {
+        ro.observe(el);
+      });
+      art.nrPairObserver = ro;
+    }
   }
 
   function undo(art) {
+    if (art.nrPairObserver) { art.nrPairObserver.disconnect(); art.nrPairObserver = null; }
     art.querySelectorAll(".nr-pair").forEach(function (row) {
       var own = row.querySelector(".nr-pair__own");
       while (own && own.firstChild) row.parentNode.insertBefore(own.firstChild, row);
