@@ -1,4 +1,4 @@
-"""Command line: ``python -m normref {figures,activations,bench,placement,dropnorm,cache} ...``."""
+"""Command line: ``python -m normref {figures,activations,bench,placement,dropnorm,normfree,cache} ...``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ COMMANDS = {
     "dropnorm": ("normref.experiments.dropnorm",
                  "train the placement lab's Pre-LN with DyT, Derf or LayerNorm Scaling on this machine (minutes), "
                  "as JSON"),
+    "normfree": ("normref.experiments.normfree",
+                 "freeze each RMSNorm of SmolLM2-135M, fit DyT to it, and drop each block, over several texts "
+                 "(minutes), as JSON"),
     "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
                                    "take; --clear deletes what normref put there"),
 }
@@ -31,7 +34,8 @@ COMMANDS = {
 # The extra of pyproject.toml each command needs, and the modules that extra installs
 # (tests/test_cli.py checks these against pyproject.toml). Checked before the command's
 # module is imported, so a missing one is one line naming the pip line, even for --help.
-NEEDS = {"figures": "figures", "activations": "models", "bench": "torch", "placement": "torch", "dropnorm": "torch"}
+NEEDS = {"figures": "figures", "activations": "models", "bench": "torch", "placement": "torch", "dropnorm": "torch",
+         "normfree": "models"}
 EXTRAS = {
     "torch": ("torch",),
     "models": ("torch", "gguf", "tokenizers", "safetensors"),

@@ -1,0 +1,122 @@
+"""Inside a trained model (normref/experiments/normfree.py, normref/results/normfree-cpu.json): the DyT fit and
+the bootstrap are right on cases with known answers, the substitutions put every norm back, the committed report
+is a full run of the current texts, and a re-run of a few of its cells on the real weights matches it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from normref.experiments import normfree as nf
+
+
+def test_fit_dyt_recovers_a_known_alpha_and_scale():
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 3.0, (200, 16))
+    g = rng.uniform(0.5, 2.0, 16)
+    y = 1.7 * np.tanh(0.4 * x)
+    f = nf.fit_dyt(x, y, g)
+    assert f["alpha"] == pytest.approx(0.4, rel=1e-4) and f["scale"] == pytest.approx(1.7, rel=1e-4)
+    assert f["r2"] == pytest.approx(1.0, abs=1e-9) and not f["linear"]
+
+
+def test_fit_dyt_of_a_linear_map_sits_in_tanhs_linear_range():
+    # A norm whose inputs all share one length is a constant scale: the best DyT has a tiny α, s·α the slope.
+    x = np.random.default_rng(1).normal(0, 1.0, (100, 8))
+    f = nf.fit_dyt(x, 0.25 * x, np.ones(8))
+    assert f["linear"] and f["alpha"] * f["scale"] == pytest.approx(0.25, rel=1e-3) and f["r2"] > 0.999999
+
+
+def test_fit_dyt_refuses_bad_shapes():
+    with pytest.raises(ValueError, match="x and xhat must be"):
+        nf.fit_dyt(np.ones((3, 4)), np.ones((3, 5)), np.ones(4))
+    with pytest.raises(ValueError, match="nothing to fit"):
+        nf.fit_dyt(np.ones((3, 4)), np.zeros((3, 4)), np.ones(4))
+
+
+def test_bootstrap_mean_brackets_the_mean_and_refuses_one_text():
+    b = nf.bootstrap_mean([1.0, 2.0, 3.0, 4.0, 10.0])
+    assert b["mean"] == 4.0 and b["min"] == 1.0 and b["max"] == 10.0
+    assert 1.0 <= b["lo"] < b["mean"] < b["hi"] <= 10.0
+    assert nf.bootstrap_mean([2.0, 2.0])["lo"] == nf.bootstrap_mean([2.0, 2.0])["hi"] == 2.0
+    with pytest.raises(ValueError, match="one per text"):
+        nf.bootstrap_mean([1.0])
+
+
+def test_the_texts_are_long_enough_distinct_and_labeled():
+    d = nf.texts()
+    assert len(d["texts"]) >= 8
+    words = [len(t["text"].split()) for t in d["texts"]] + [len(d["calibration"].split())]
+    assert min(words) >= 200  # 256 tokens and more with SmolLM2's tokenizer (the real-weights test counts them)
+    assert len({t["id"] for t in d["texts"]}) == len(d["texts"])
+    assert d["calibration"] not in [t["text"] for t in d["texts"]]
+
+
+def _report(n_texts=8, n_blk=4, seed=0):
+    rng = np.random.default_rng(seed)
+    texts = []
+    for i in range(n_texts):
+        base = 3.0 + 0.1 * i
+        one = lambda: list(base + rng.uniform(0, 1, 2 * n_blk + 1))  # noqa: E731
+        texts.append({"id": f"t{i}", "genre": "g", "base": base, "freeze_one": one(), "freeze_keep0_one": one(),
+                      "dyt_one": one(), "dyt_keep0_one": one(), "freeze_all": base + 5, "freeze_keep0_all": base + 1,
+                      "dyt_all": base + 4, "dyt_keep0_all": base + 2,
+                      # deep blocks cheaper: costs 1, 0.9, then 0.1, 0.05
+                      "drop": [base + c for c in (1.0, 0.9, 0.1, 0.05)][:n_blk],
+                      "angular": [0.3, 0.2, 0.1, 0.1][:n_blk], "angular_last": [0.3, 0.2, 0.1, 0.1][:n_blk]})
+    return {"n_tokens": 256, "model": "toy", "texts": texts}
+
+
+def test_summarize_reads_costs_against_each_texts_base():
+    s = nf.summarize(_report())
+    assert s["n_texts"] == 8 and s["base"]["mean"] == pytest.approx(3.35)
+    assert s["freeze_all"]["mean"] == pytest.approx(5.0) and s["freeze_keep0_all"]["lo"] == pytest.approx(1.0)
+    assert s["drop"]["mean"] == pytest.approx([1.0, 0.9, 0.1, 0.05])
+    h = s["halves"]
+    assert h["first_median"]["mean"] == pytest.approx(0.95) and h["second_median"]["mean"] == pytest.approx(0.075)
+    assert h["texts_deep_cheaper"] == 8 and h["cheapest_k"] == 4 and h["cheapest_deep"]["mean"] == 2
+    assert h["angular_first"]["mean"] == pytest.approx(0.25) and h["angular_second"]["mean"] == pytest.approx(0.1)
+    assert "freeze every norm" in nf.format_summary(_report())
+
+
+# ------------------------------------------------------------------ on the real weights
+
+
+def test_every_text_is_long_enough_for_the_tokenizer(real_models):
+    m = real_models(nf.MODEL)
+    for t in [nf.texts()["calibration"]] + [t["text"] for t in nf.texts()["texts"]]:
+        assert len(m.encode(t)) >= nf.N_TOKENS
+
+
+def test_a_norm_swapped_in_and_resumed_from_its_block_equals_the_whole_forward(real_models):
+    """The measurement's two shortcuts on the real weights: a one-at-a-time variant starts from the stream
+    cached at its block's input, and every substituted norm is put back afterwards."""
+    import torch
+
+    m = real_models(nf.MODEL)
+    net = m.net
+    ids = nf._tokens(m, nf.texts()["texts"][0]["text"])
+    sites = nf.norm_sites(net)
+    assert len(sites) == 2 * len(net.blocks) + 1 and sites[-1][0] == "final_norm"
+    with torch.no_grad():
+        xs, cos, sin = nf._streams(net, ids)
+        base = nf._ce_from(net, xs[0], 0, cos, sin, ids)
+        logits, _ = m.forward(ids)
+        from normref.experiments.layer_drop import cross_entropy
+
+        assert base == pytest.approx(cross_entropy(logits, ids), abs=1e-5)
+        j = 7  # block 4's norm before the MLP (from 1)
+        _, mod = sites[j]
+        frozen = nf._Frozen(mod.norm, 0.5, False)
+        with nf._substituted(net, {mod: frozen}):
+            resumed = nf._ce_from(net, xs[3], 3, cos, sin, ids)
+            whole = nf._ce_from(net, xs[0], 0, cos, sin, ids)
+        assert resumed == pytest.approx(whole, abs=1e-5) and resumed != pytest.approx(base, abs=1e-3)
+        assert all("norm" not in mod.__dict__ for _, mod in sites)
+        assert nf._ce_from(net, xs[0], 0, cos, sin, ids) == pytest.approx(base, abs=1e-6)
+        # a dropped block, resumed from its input, equals layer_drop's way of dropping it
+        from normref.experiments.layer_drop import drop_one
+
+        assert nf._ce_from(net, xs[7], 7, cos, sin, ids, skip=7) == pytest.approx(drop_one(m, ids, 7), abs=1e-5)
