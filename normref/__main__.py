@@ -25,7 +25,7 @@ COMMANDS = {
                  "train the placement lab's Pre-LN with DyT, Derf or LayerNorm Scaling on this machine (minutes), "
                  "as JSON"),
     "normfree": ("normref.experiments.normfree",
-                 "freeze each RMSNorm of SmolLM2-135M, fit DyT to it, and drop each block, over several texts "
+                 "freeze each RMSNorm of SmolLM2-135M-Instruct, fit DyT to it, and drop each block, over several texts "
                  "(minutes), as JSON"),
     "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
                                    "take; --clear deletes what normref put there"),

@@ -1,30 +1,35 @@
 """Inside a trained model: what SmolLM2-135M-Instruct's RMSNorms do, measured over several texts.
 
 The drop-norm page asks "can we drop the norm?" of a small lab trained from
-scratch. This module asks it of a trained Pre-RMSNorm model, without any
-training, on the fixed English texts of ``normfree.yml`` (written for this
-measurement; nothing is known about SmolLM2's training data, so they are not
-called held out). Each text is cut to its first :data:`N_TOKENS` tokens. Four
-measurements, each as next-token cross-entropy (nats) per text:
+scratch. This module asks it of a trained Pre-RMSNorm model,
+SmolLM2-135M-Instruct, without any training, on the English texts of
+``normfree.yml`` (drafted for this measurement; SmolLM2 was pretrained on
+about 2T tokens of public web, code and math text, so they are not called held
+out). Each text is cut to its first :data:`N_TOKENS` tokens. Four groups of
+measurements, each as next-token cross-entropy (nats) per text unless said:
 
 1. **Freeze the normalizer.** Each RMSNorm ``g ⊙ x / rms(x)`` becomes
    ``g ⊙ c·x``: its per-token 1/rms replaced by one constant ``c``, the
    median of its 1/rms over the tokens of a separate calibration text. The
    gain is kept. One norm at a time (all 61: two per block and the final
    norm), then all at once; each also with position 0 kept per-token (its
-   own 1/rms), which separates what the norm does for ordinary tokens from
-   what it does for the first token (the attention sink, whose stream carries
-   a massive activation).
+   own 1/rms). That separates what the norm does for ordinary tokens from what
+   it does for the first token, which in many LLMs is an attention sink
+   (Xiao et al. 2023) with massive activations (Sun et al. 2024); in SmolLM2
+   its stream is far longer than the others' (the real-models page measures it).
 2. **DyT fitted to the model.** Each norm becomes ``g ⊙ s·tanh(α x)`` (DyT
    with the model's gain), α and s fitted by weighted least squares (weights
    g²) to the norm's own output on the calibration text, position 0 left out
    of the fit. Substituted one at a time and all at once, with and without
    position 0 kept.
-3. **The curse of depth by the papers' own measures.** Each block's angular
-   distance between its input and output stream, arccos(cos)/π per token
-   (Gromov et al.'s measure is between a block's input and the input n
-   blocks later; n = 1 here), averaged over positions 1.. and also at the last
-   position; and the cross-entropy with each block dropped (x_{ℓ+1} = x_ℓ).
+3. **Drop each block** (x_{ℓ+1} = x_ℓ), one at a time: close to the
+   per-layer removal the Curse of Depth code describes, but scored by
+   cross-entropy on these texts rather than by benchmark accuracy.
+4. **Angular distance** between each block's input and output, arccos(cos)/π:
+   the distance the Curse of Depth repository's code computes between the
+   inputs of blocks ℓ and ℓ+n on the last token (code derived from a ShortGPT
+   reimplementation and linked to Gromov et al.); here n = 1, averaged over
+   positions 1.. and also at the last position.
 
 Every one-at-a-time variant starts from the stream cached at its block's
 input, so it runs only the blocks from there on. The result is committed
