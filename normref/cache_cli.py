@@ -21,7 +21,20 @@ from .usage import UsageError
 __all__ = ["add_arguments", "run", "folder_sizes"]
 
 
+# What --clear deletes and when it refuses, for `cache --help` (a caller who reads only the help must know it
+# never touches files normref did not make).
+EPILOG = ("The folder is $NORMREF_CACHE; else .cache/normref in a clone's root; else your cache folder "
+          "(~/.cache/normref on Linux). Neither --info nor --clear creates it. When normref makes the folder it "
+          f"writes a marker, {cache.MARKER}, listing each entry normref creates there; --clear deletes those "
+          "entries and nothing else, and refuses (status 2) a folder without the marker, so NORMREF_CACHE=~/.cache "
+          "never costs another program's files. A cache made before the marker existed: normref's own default "
+          "folders (the two above, named for normref) are adopted whole, their entries taken as normref's; a "
+          "folder NORMREF_CACHE names is never adopted once it holds anything, since normref cannot tell its old "
+          "entries from yours: delete such a folder yourself.")
+
+
 def add_arguments(p) -> None:
+    p.epilog = EPILOG
     what = p.add_mutually_exclusive_group()
     what.add_argument("--info", action="store_true", help="print the folder and what each part of it takes (the default)")
     what.add_argument("--clear", action="store_true",
@@ -56,7 +69,8 @@ def clear(folder: Path) -> tuple[int, list[str]]:
     normref's marker."""
     if not cache.made_by_normref(folder):
         raise UsageError(f"{folder} has no {cache.MARKER} from normref: normref did not make this folder, so "
-                         "--clear deletes nothing in it (NORMREF_CACHE names the folder to use)")
+                         "--clear deletes nothing in it (NORMREF_CACHE names the folder to use; a cache an older "
+                         "normref made there before the marker existed is yours to delete by hand)")
     sizes = folder_sizes(folder)
     mine = cache.recorded_entries(folder)
     freed = 0

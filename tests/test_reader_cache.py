@@ -179,3 +179,16 @@ def test_info_and_clear_create_nothing_in_a_fresh_home(tmp_path, args):
     assert p.returncode == 0 and p.stderr == "", p
     assert str(home / ".cache" / "normref") in p.stdout
     assert list(home.iterdir()) == [] and list(work.iterdir()) == [], "nothing made, nothing announced"
+
+
+def test_the_help_says_what_clear_deletes_and_what_it_does_with_a_cache_from_before_the_marker(tmp_path):
+    p = _cache_cmd(tmp_path, "--help")
+    text = " ".join(p.stdout.split())
+    assert p.returncode == 0 and p.stderr == "", p
+    for words in (f"writes a marker, {cache.MARKER}", "deletes those entries and nothing else",
+                  "refuses (status 2) a folder without the marker", "Neither --info nor --clear creates it",
+                  "default folders (the two above, named for normref) are adopted whole",
+                  "a folder NORMREF_CACHE names is never adopted once it holds anything"):
+        assert words in text, (words, text)
+    refused = _cache_cmd(tmp_path, "--clear", NORMREF_CACHE=str(tmp_path))  # holds the folder made by pytest
+    assert refused.returncode == 2 and "yours to delete by hand" in refused.stderr, refused
