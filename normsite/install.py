@@ -303,11 +303,13 @@ def snippet_block(snippet: Path, lang: str, url: str) -> str:
 
 # The helper the first cell defines. Not %pip: a failed %pip prints pip's error and the cell
 # still succeeds, so the run stops later at an import with no word about the install. pip runs
-# with --no-color and its output is stripped of ANSI codes anyway: under Jupyter, ipykernel asks
-# every program for color (FORCE_COLOR), and pip's "ERROR:" line would start with an escape code.
+# with --no-color and NO_COLOR=1 (https://no-color.org) and its output is stripped of ANSI codes
+# anyway: under Jupyter, ipykernel asks every program for color (FORCE_COLOR, CLICOLOR_FORCE), and
+# pip's "ERROR:" line would start with an escape code.
 # MOVED (filled in per language) says which site address the notebook installs normref from.
 _NB_PIP = '''import importlib
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -318,7 +320,7 @@ def pip_install(args, modules):
     if all(importlib.util.find_spec(m) is not None for m in modules):
         return
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", *args],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
     importlib.invalidate_caches()
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if done.returncode != 0 or missing:

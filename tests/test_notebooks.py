@@ -349,8 +349,10 @@ def _bare_python(tmp_path: Path) -> Path:
 def _run_cell(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
     borrowed = _bare_python(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
+    # Color forced the way Jupyter forces it (ipykernel sets these too; set here so the test does not rest on
+    # one ipykernel's choice): what pip prints must still read as plain text.
     env.update(PYTHONPATH=str(borrowed), PIP_RETRIES="0", PIP_TIMEOUT="5", PIP_NO_INDEX="1",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_DISABLE_PIP_VERSION_CHECK="1", FORCE_COLOR="1", CLICOLOR_FORCE="1")
     return subprocess.run([str(tmp_path / "venv" / "bin" / "python"), "-c", code], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
 
@@ -385,8 +387,10 @@ def _bare_kernel(tmp_path: Path) -> tuple[Path, dict]:
         "display_name": "bare", "language": "python"}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV", "FORCE_COLOR", "CLICOLOR", "NO_COLOR"))}
+    # Color forced the way Jupyter forces it (ipykernel sets these too; set here so the test does not rest on
+    # one ipykernel's choice): what pip prints must still read as plain text.
     env.update(PYTHONPATH=str(borrowed), PIP_RETRIES="0", PIP_TIMEOUT="5", PIP_NO_INDEX="1",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_DISABLE_PIP_VERSION_CHECK="1", FORCE_COLOR="1", CLICOLOR_FORCE="1")
     return tmp_path / "kernels", env
 
 
@@ -403,7 +407,7 @@ def test_a_failed_install_stops_the_first_cell_in_a_kernel_naming_the_install_an
     url = _dead_url()
     cell = install.notebook_install_cell(install.Needs(("plot",), False), "en", url)
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell('import os\nprint(os.environ.get("FORCE_COLOR"), os.environ.get("TERM"))'),
+        nbformat.v4.new_code_cell('import os\nprint(*(os.environ.get(k) for k in ("FORCE_COLOR", "CLICOLOR_FORCE", "TERM")))'),
         nbformat.v4.new_code_cell(cell),
         # The notebook's next cell imports matplotlib: the run must stop before it, at the install.
         nbformat.v4.new_code_cell("import matplotlib\nprint('went on')")])
@@ -414,7 +418,7 @@ def test_a_failed_install_stops_the_first_cell_in_a_kernel_naming_the_install_an
     with pytest.raises(CellExecutionError):
         client.execute(env=env, cwd=str(tmp_path / "work"))
     colour, install_cell, after = nb.cells
-    assert colour.outputs[0]["text"].split() == ["1", "xterm-color"], "the kernel forces color, as Jupyter's does"
+    assert colour.outputs[0]["text"].split() == ["1", "1", "xterm-color"], "the kernel forces color, as Jupyter's does"
     error = [o for o in install_cell.outputs if o["output_type"] == "error"]
     assert len(error) == 1 and error[0]["ename"] == "RuntimeError", install_cell.outputs
     message = error[0]["evalue"]
@@ -447,10 +451,15 @@ def test_pip_runs_without_color_and_ansi_codes_are_stripped_anyway():
     import types
 
     fake = types.SimpleNamespace(returncode=1, stderr="\x1b[31mERROR: No matching distribution found for x\x1b[0m\n\x1b[0m\n")
-    scope["subprocess"] = types.SimpleNamespace(run=lambda *a, **k: fake)
+    calls = []
+    scope["subprocess"] = types.SimpleNamespace(run=lambda *a, **k: calls.append((a, k)) or fake)
     with pytest.raises(RuntimeError) as info:
         scope["pip_install"](["x"], ["no_such_module_here"])
     assert str(info.value) == "pip install x failed: ERROR: No matching distribution found for x", str(info.value)
+    (argv,), kw = calls[0]
+    assert "--no-color" in argv and kw["env"]["NO_COLOR"] == "1", (argv, kw)
+    assert {k: v for k, v in kw["env"].items() if k != "NO_COLOR"} == {k: v for k, v in os.environ.items() if k != "NO_COLOR"}, \
+        "pip gets the kernel's environment otherwise (its proxy, its index settings)"
 
 
 def test_the_cpu_only_torch_comes_before_normref_in_a_notebook_that_needs_torch():

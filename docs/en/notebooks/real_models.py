@@ -26,6 +26,7 @@
 # site's build, say, or on a second run); an install that fails stops here and says why.
 import importlib
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -36,7 +37,7 @@ def pip_install(args, modules):
     if all(importlib.util.find_spec(m) is not None for m in modules):
         return
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", *args],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
     importlib.invalidate_caches()
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if done.returncode != 0 or missing:

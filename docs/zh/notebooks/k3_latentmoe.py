@@ -23,6 +23,7 @@
 # 已经装好时（比如在本站的构建里，或第二次运行）直接跳过；安装失败就停在这里，说明原因。
 import importlib
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -33,7 +34,7 @@ def pip_install(args, modules):
     if all(importlib.util.find_spec(m) is not None for m in modules):
         return
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", *args],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
     importlib.invalidate_caches()
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if done.returncode != 0 or missing:
