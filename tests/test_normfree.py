@@ -120,3 +120,66 @@ def test_a_norm_swapped_in_and_resumed_from_its_block_equals_the_whole_forward(r
         from normref.experiments.layer_drop import drop_one
 
         assert nf._ce_from(net, xs[7], 7, cos, sin, ids, skip=7) == pytest.approx(drop_one(m, ids, 7), abs=1e-5)
+
+
+# ------------------------------------------------------------------ on the real weights
+
+
+@pytest.fixture(scope="module")
+def rep():
+    from normref.results.normfree import normfree_cpu
+
+    return normfree_cpu()
+
+
+def test_committed_report_is_a_full_run_of_the_current_texts(rep):
+    assert rep["schema"] == nf.SCHEMA and rep["n_tokens"] == nf.N_TOKENS
+    d = nf.texts()
+    assert [t["id"] for t in rep["texts"]] == [t["id"] for t in d["texts"]]
+    n_norm = len(rep["sites"])
+    assert n_norm == 61 and rep["sites"][0] == "blk.0.attn_norm" and rep["sites"][-1] == "final_norm"
+    assert [c["site"] for c in rep["calibration"]] == rep["sites"]
+    for t in rep["texts"]:
+        for k in ("freeze_one", "freeze_keep0_one", "dyt_one", "dyt_keep0_one"):
+            assert len(t[k]) == n_norm and all(math.isfinite(v) for v in t[k])
+        assert len(t["drop"]) == len(t["angular"]) == len(t["angular_last"]) == 30
+        assert all(0 <= a <= 1 for a in t["angular"])
+    m = rep["machine"]
+    assert m["cpu_model"] and m["torch"] and m["date"] and rep["seconds"] > 0 and m["processes"] >= 1
+
+
+def test_a_rerun_of_a_few_cells_matches_the_committed_report(rep, real_models):
+    import torch
+
+    m = real_models(nf.MODEL)
+    # the calibration: the frozen constant and the DyT fit of two norms
+    calib = nf.calibrate(m)
+    for j in (0, 31, 60):
+        for k in ("inv_rms", "alpha", "scale"):
+            assert calib[j][k] == pytest.approx(rep["calibration"][j][k], rel=1e-4), (j, k)
+    t = nf.texts()["texts"][0]
+    ids = nf._tokens(m, t["text"])
+    assert len(ids) == nf.N_TOKENS
+    r = rep["texts"][0]
+    net = m.net
+    sites = nf.norm_sites(net)
+    with torch.no_grad():
+        xs, cos, sin = nf._streams(net, ids)
+        assert nf._ce_from(net, xs[0], 0, cos, sin, ids) == pytest.approx(r["base"], abs=1e-4)
+        # a block dropped, resumed from its input, equals the committed cost
+        assert nf._ce_from(net, xs[7], 7, cos, sin, ids, skip=7) == pytest.approx(r["drop"][7], abs=1e-4)
+        # one norm frozen (block 3's FFN norm), resumed from its block, and the same from the start
+        j = 7
+        _, mod = sites[j]
+        frozen = nf._Frozen(mod.norm, rep["calibration"][j]["inv_rms"], False)
+        with nf._substituted(net, {mod: frozen}):
+            resumed = nf._ce_from(net, xs[3], 3, cos, sin, ids)
+            whole = nf._ce_from(net, xs[0], 0, cos, sin, ids)
+        assert resumed == pytest.approx(whole, abs=1e-5) == pytest.approx(r["freeze_one"][j], abs=1e-4)
+        # every norm put back
+        assert all("norm" not in mod.__dict__ for _, mod in sites)
+        assert nf._ce_from(net, xs[0], 0, cos, sin, ids) == pytest.approx(r["base"], abs=1e-4)
+        # all DyT with position 0 kept
+        subs = {mod: nf._DyT(mod.norm, c["alpha"], c["scale"], True) for (_, mod), c in zip(sites, rep["calibration"])}
+        with nf._substituted(net, subs):
+            assert nf._ce_from(net, xs[0], 0, cos, sin, ids) == pytest.approx(r["dyt_keep0_all"], abs=1e-3)

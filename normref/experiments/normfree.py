@@ -392,6 +392,10 @@ def summarize(report: dict) -> dict:
         "cheapest_k": k, "cheapest_deep": bootstrap_mean(cheap_deep),
         "texts_deep_cheaper": int((np.median(drop[:, half:], axis=1) < np.median(drop[:, :half], axis=1)).sum()),
         "angular_first": bootstrap_mean(ang[:, :half].mean(1)), "angular_second": bootstrap_mean(ang[:, half:].mean(1)),
+        # the median per half, which block 1's large turn (it maps the embeddings into the stream) cannot pull
+        "angular_first_median": bootstrap_mean(np.median(ang[:, :half], axis=1)),
+        "angular_second_median": bootstrap_mean(np.median(ang[:, half:], axis=1)),
+        "angular_second_minus_first": bootstrap_mean(np.median(ang[:, half:], axis=1) - np.median(ang[:, :half], axis=1)),
     }
     return out
 
