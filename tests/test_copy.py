@@ -73,7 +73,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support import LANGS, ROOT, Served, code_only, comparable as _comparable, lang_root, pages
+from support import LANGS, ROOT, Served, code_only, comparable as _comparable, copy_venv_env, lang_root, pages
 
 pytestmark = pytest.mark.copy
 
@@ -251,27 +251,7 @@ def _commands(block: str) -> list[str]:
 def _make_venv(path: Path, tmp: Path) -> Venv:
     subprocess.run([PYTHON, "-m", "venv", str(path)], check=True, timeout=300)
     VENVS[path.name] = path
-    return Venv(path, venv_env(path, tmp, UNCONSTRAINED))
-
-
-def venv_env(path: Path, tmp: Path, unconstrained: bool) -> dict:
-    """The environment a copied line runs in, in the virtualenv at ``path``: this machine's PIP_* settings and
-    locale, and the constraints file that holds torch at the pin (written in ``tmp``) unless ``unconstrained``,
-    where no constraint at all reaches pip (one from this machine's environment neither)."""
-    env = {k: v for k, v in os.environ.items()
-           if k.startswith("PIP_") or k in ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")}
-    env.pop("PIP_CONSTRAINT", None)
-    if not unconstrained:
-        constraints = tmp / "constraints.txt"
-        constraints.write_text(TORCH_PIN + "\n", encoding="utf-8")
-        env["PIP_CONSTRAINT"] = str(constraints)
-    env.update(PATH=f"{path / 'bin'}:/usr/local/bin:/usr/bin:/bin", VIRTUAL_ENV=str(path),
-               PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1",
-               # A reader's normref caches in their user cache folder (~/.cache/normref, hundreds of MB with
-               # the real models): keep the test's out of this machine's home.
-               NORMREF_CACHE=str(tmp / "reader-cache"))
-    env.setdefault("LANG", "C.UTF-8")
-    return env
+    return Venv(path, copy_venv_env(path, tmp, None if UNCONSTRAINED else TORCH_PIN))
 
 
 @pytest.fixture(scope="module")
