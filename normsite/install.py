@@ -18,7 +18,8 @@ The install lines are computed, never typed:
   on Linux, pip's default torch is the CUDA build, a far larger download.
 
 The words around the lines (block titles, the notebooks' comments, when to skip
-the CPU line) live in ``normsite/data/install.yml``, per language.
+the CPU line, the Markdown note on torch before a notebook's first cell) live in
+``normsite/data/install.yml``, per language.
 
 Page directives (expanded by :func:`expand`):
 
@@ -66,7 +67,8 @@ KERNEL = "ipykernel"
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 __all__ = ["Needs", "wheel_url", "extras_modules", "needs_of_source", "needs_of_file", "model_wheels",
-           "words", "torch_pin", "installs_torch", "cpu_torch_line", "pip_lines", "code_block", "notebook_install_cell", "write_install_cells", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
+           "words", "torch_pin", "installs_torch", "cpu_torch_line", "pip_lines", "code_block", "notebook_install_cell",
+           "NOTE_TAG", "notebook_torch_note", "write_install_cells", "needs_of_notebook", "snippet_block", "versions", "versions_text", "expand", "WHEEL_TOKEN",
            "fill_wheel_url"]
 
 # A notebook's jupytext source names the wheel with this token; the build puts
@@ -241,13 +243,15 @@ def words(lang: str, path: Path = WORDS) -> dict[str, str]:
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     data = yaml_load(Path(path).read_text(encoding="utf-8"))
-    keys = ("snippet_title", "install_title", "notebook_comment", "cpu_torch_shell", "cpu_torch_notebook", "wheel_moved")
+    keys = ("snippet_title", "install_title", "notebook_comment", "cpu_torch_shell", "cpu_torch_notebook",
+            "notebook_torch_note", "wheel_moved")
+    prose = ("snippet_title", "install_title", "notebook_torch_note", "wheel_moved")  # not comments
     for lg in LANGS:
         entry = data.get(lg) if isinstance(data, dict) else None
         missing = [k for k in keys if not isinstance((entry or {}).get(k), str) or not entry[k].strip()]
         if missing:
             raise SiteError(f"{Path(path).name}: {lg} lacks {', '.join(missing)}")
-        bad = [k for k in keys if k not in ("snippet_title", "install_title", "wheel_moved")
+        bad = [k for k in keys if k not in prose
                and not all(ln.startswith("# ") for ln in entry[k].splitlines())]
         if bad:
             raise SiteError(f"{Path(path).name}: {lg}: every line of {', '.join(bad)} must be a comment (# …)")
@@ -370,11 +374,28 @@ def notebook_install_cell(needs: Needs, lang: str, url: str = WHEEL_TOKEN) -> st
     return "\n".join(lines)
 
 
+# The Markdown cell that says what the first cell does about torch carries this tag (jupytext writes it on the
+# cell's "# %% [markdown]" line), so that write_install_cells finds it again to rewrite or remove it.
+NOTE_TAG = "normref-install-note"
+_NOTE_HEADER = f'# %% [markdown] tags=["{NOTE_TAG}"]'
+_NOTE_CELL = re.compile(rf"^{re.escape(_NOTE_HEADER)}\n.*?(?=^# %%)", re.S | re.M)
+
+
+def notebook_torch_note(lang: str) -> str:
+    """The Markdown cell (jupytext percent source, tagged :data:`NOTE_TAG`) put just before the first code cell of a
+    notebook whose first cell installs torch: the CPU-only torch when torch is missing, an installed torch (Colab's)
+    kept, and how to get the CUDA build instead. The notebook's reader sees it before running anything."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    return "\n".join([_NOTE_HEADER, *(("# " + ln).rstrip() for ln in words(lang)["notebook_torch_note"].splitlines())])
+
+
 def write_install_cells(root: Path = ROOT) -> list[str]:
     """Give every jupytext source docs/<lang>/notebooks/*.py the first code cell :func:`notebook_install_cell`
-    makes for what its other cells import; returns the sources changed, relative to ``root``.
+    makes for what its other cells import, and, where that cell installs torch, the Markdown cell
+    :func:`notebook_torch_note` just before it; returns the sources changed, relative to ``root``.
 
-    The cell is generated, never edited by hand: change the function and run this
+    Both cells are generated, never edited by hand: change the functions or install.yml and run this
     (``make notebooks`` does)."""
     import jupytext
 
@@ -383,12 +404,15 @@ def write_install_cells(root: Path = ROOT) -> list[str]:
         for path in sorted((root / "docs" / lang / "notebooks").glob("*.py")):
             text = path.read_text(encoding="utf-8")
             code = [c.source for c in jupytext.reads(text, fmt="py:percent").cells if c.cell_type == "code"]
-            want = notebook_install_cell(needs_of_notebook(code[1:], path.name, root), lang)
+            needs = needs_of_notebook(code[1:], path.name, root)
+            want = notebook_install_cell(needs, lang)
+            new = _NOTE_CELL.sub("", text)  # the note, rewritten below where it belongs
             # The first code cell runs from its "# %%" line to the next cell's marker.
-            m = re.search(r"^# %%\n(.*?)(?=^# %%)", text, re.S | re.M)
+            m = re.search(r"^# %%\n(.*?)(?=^# %%)", new, re.S | re.M)
             if m is None:
                 raise SiteError(f"{path.relative_to(root)}: no first code cell (# %%) followed by another cell")
-            new = text[:m.start(1)] + want + "\n\n" + text[m.end(1):]
+            note = notebook_torch_note(lang) + "\n\n" if installs_torch(needs, root) else ""
+            new = new[:m.start()] + note + new[m.start():m.start(1)] + want + "\n\n" + new[m.end(1):]
             if new != text:
                 path.write_text(new, encoding="utf-8")
                 changed.append(path.relative_to(root).as_posix())

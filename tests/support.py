@@ -107,6 +107,26 @@ def comparable(text: str) -> list[str]:
     return [ln.rstrip() for ln in text.rstrip().splitlines() if not _TIMING.search(ln)]
 
 
+def copy_venv_env(path: Path, tmp: Path, constraint: str | None) -> dict:
+    """The copy test's environment for a copied line run in the virtualenv at ``path``: this machine's PIP_*
+    settings and locale, and a constraints file (written in ``tmp``) holding ``constraint`` (test_copy: torch at
+    the pin), or, with None (NORMREF_COPY_UNCONSTRAINED=1), no constraint at all, this machine's own neither."""
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith("PIP_") or k in ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")}
+    env.pop("PIP_CONSTRAINT", None)
+    if constraint is not None:
+        constraints = tmp / "constraints.txt"
+        constraints.write_text(constraint + "\n", encoding="utf-8")
+        env["PIP_CONSTRAINT"] = str(constraints)
+    env.update(PATH=f"{path / 'bin'}:/usr/local/bin:/usr/bin:/bin", VIRTUAL_ENV=str(path),
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1",
+               # A reader's normref caches in their user cache folder (~/.cache/normref, hundreds of MB with
+               # the real models): keep the test's out of this machine's home.
+               NORMREF_CACHE=str(tmp / "reader-cache"))
+    env.setdefault("LANG", "C.UTF-8")
+    return env
+
+
 def code_only(src: str) -> str:
     """A script's code without its comments and docstrings: ast.dump of its module with every docstring (a
     string constant alone as the first statement of the module, a class or a function) removed. Two files

@@ -17,10 +17,8 @@ What a reader does, step by step:
    installs torch, the page's CPU-only line comes first (PyTorch's CPU wheel
    index). A constraints file holds torch at the pinned 2.13.0 (the local CPU
    wheel: anything else would download gigabytes); pip otherwise uses this
-   machine's configuration, as CI does. NORMREF_COPY_UNCONSTRAINED=1 leaves the
-   constraints file out, once, to see what the pages' lines alone install (the
-   CPU line included); add PIP_CONFIG_FILE=/dev/null to leave this machine's pip
-   configuration out too (then pip needs PyPI and PyTorch's index).
+   machine's configuration, as CI does. Without it, see "Once without the
+   constraints file" below.
    - Snippets whose line installs normref without extras run in a virtualenv
      that has nothing else: no torch, no matplotlib. So their line is enough.
    - The other snippets, and every notebook, share one virtualenv, made once:
@@ -35,7 +33,23 @@ What a reader does, step by step:
 
 Timings per snippet and notebook go to test-artifacts/copy-times.json, with each
 virtualenv's size on disk, the torch it ended up with, its nvidia-* packages and
-whether the constraints file was used ("venvs").
+whether the constraints file was used ("venvs"), and the machine ("machine").
+
+Once without the constraints file: NORMREF_COPY_UNCONSTRAINED=1 leaves it out, to
+see what the pages' lines alone install, the CPU-only torch line included (a
+reader who skips that line on Linux gets the CUDA build and its nvidia-* packages,
+gigabytes more). Its report goes to test-artifacts/copy-times-unconstrained.json
+instead, so the constrained report is kept; "size_mb" is each virtualenv's size,
+and a torch version ending in +cpu is the CPU build. It measures a reader's
+install only where pip reaches PyTorch's index (download.pytorch.org) and PyPI:
+leave this machine's pip configuration out too (PIP_CONFIG_FILE=/dev/null, and
+unset PIP_FIND_LINKS and PIP_EXTRA_INDEX_URL, which the virtualenvs inherit),
+or a local wheel stands in for the download. For the torch snippet alone (the
+first cell of the toll-booth notebook sets up the shared virtualenv first):
+
+    NORMREF_COPY_UNCONSTRAINED=1 PIP_CONFIG_FILE=/dev/null \\
+        env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL python -m pytest tests/test_copy.py \\
+        -k "toll_booth_gradients or copy_times_are_recorded"
 
 Markers: `copy` is written on the file; the fixtures add `build` (the served site)
 and `browser` (the module's Chromium tab), so the fast tier never runs this.
@@ -59,7 +73,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support import LANGS, ROOT, Served, code_only, comparable as _comparable, lang_root, pages
+from support import LANGS, ROOT, Served, code_only, comparable as _comparable, copy_venv_env, lang_root, pages
 
 pytestmark = pytest.mark.copy
 
@@ -237,19 +251,7 @@ def _commands(block: str) -> list[str]:
 def _make_venv(path: Path, tmp: Path) -> Venv:
     subprocess.run([PYTHON, "-m", "venv", str(path)], check=True, timeout=300)
     VENVS[path.name] = path
-    env = {k: v for k, v in os.environ.items()
-           if k.startswith("PIP_") or k in ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")}
-    if not UNCONSTRAINED:
-        constraints = tmp / "constraints.txt"
-        constraints.write_text(TORCH_PIN + "\n", encoding="utf-8")
-        env["PIP_CONSTRAINT"] = str(constraints)
-    env.update(PATH=f"{path / 'bin'}:/usr/local/bin:/usr/bin:/bin", VIRTUAL_ENV=str(path),
-               PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1",
-               # A reader's normref caches in their user cache folder (~/.cache/normref, hundreds of MB with
-               # the real models): keep the test's out of this machine's home.
-               NORMREF_CACHE=str(tmp / "reader-cache"))
-    env.setdefault("LANG", "C.UTF-8")
-    return Venv(path, env)
+    return Venv(path, copy_venv_env(path, tmp, None if UNCONSTRAINED else TORCH_PIN))
 
 
 @pytest.fixture(scope="module")
@@ -404,11 +406,25 @@ def _venv_report(path: Path) -> dict:
     return {"size_mb": _size_mb(path), **info}
 
 
+def _machine() -> dict:
+    """Where the virtualenvs were made: the system, the processor, the Python, and the pip sources the
+    virtualenvs saw (this machine's pip configuration and PIP_* variables decide what a line downloads)."""
+    import platform
+
+    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").is_file() else \
+        platform.processor()
+    pip_env = {k: v for k, v in sorted(os.environ.items()) if k.startswith("PIP_") and k != "PIP_CONSTRAINT"}
+    return {"system": platform.platform(), "cpu": cpu, "python": platform.python_version(), "pip_env": pip_env}
+
+
 def test_copy_times_are_recorded():
-    """Last in the file: write what each run took, and what each virtualenv holds and takes on disk (the report
-    quotes them; run once with NORMREF_COPY_UNCONSTRAINED=1 for the size a reader's lines alone give)."""
+    """Last in the file: write what each run took, and what each virtualenv holds and takes on disk, with the
+    machine (the report quotes them). With NORMREF_COPY_UNCONSTRAINED=1 (the module's docstring) the report goes to
+    copy-times-unconstrained.json: the size a reader's lines alone give."""
     ARTIFACTS.mkdir(exist_ok=True)
     report = dict(TIMES, venvs={name: dict(_venv_report(path), constrained=not UNCONSTRAINED)
-                                for name, path in sorted(VENVS.items()) if path.is_dir()})
-    (ARTIFACTS / "copy-times.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+                                for name, path in sorted(VENVS.items()) if path.is_dir()}, machine=_machine())
+    name = "copy-times-unconstrained.json" if UNCONSTRAINED else "copy-times.json"
+    (ARTIFACTS / name).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     assert TIMES["snippet"] or TIMES["notebook"], "nothing ran"

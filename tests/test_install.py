@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import re
 
 import pytest
 
@@ -82,7 +83,7 @@ def test_every_install_block_that_installs_torch_says_when_to_skip_the_cpu_line_
             body = block.split("\n", 1)[1].split("```")[0].splitlines()
             comments = [ln for ln in body if ln.startswith("#")]
             assert comments and body.index(CPU) == len(comments), body  # the comment, then the CPU line first
-            assert "CUDA" in " ".join(comments) and ("跳过" if lang == "zh" else "Skip") in " ".join(comments)
+            assert comments == install.words(lang)["cpu_torch_shell"].splitlines(), comments
         assert CPU not in blocks[3] and "#" not in blocks[3].split("\n", 1)[1], blocks[3]
         snippet = install.snippet_block(ROOT / "snippets" / "toll_booth_gradients.py", lang, URL)
         assert CPU in snippet and snippet.splitlines()[1].startswith("# "), snippet
@@ -93,14 +94,104 @@ def test_the_words_come_from_the_data_file_in_both_languages(tmp_path):
     assert set(zh) == set(en) and all(v.strip() for v in [*zh.values(), *en.values()])
     assert "{site}" in zh["wheel_moved"] and "{site}" in en["wheel_moved"]
     import re as _re
-    assert not _re.search(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]", zh["cpu_torch_shell"] + zh["cpu_torch_notebook"]), \
+    torch_words = {lang: w["cpu_torch_shell"] + w["cpu_torch_notebook"] + w["notebook_torch_note"]
+                   for lang, w in (("zh", zh), ("en", en))}
+    assert not _re.search(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]", torch_words["zh"]), \
         "a space between CJK and Latin"
+    # Chinese punctuation is full-width, bold not italics; the English has no full-width punctuation.
+    assert not _re.search(r"[\u4e00-\u9fff][,.;:()!?]|[,;:()!?][\u4e00-\u9fff]", torch_words["zh"]), torch_words["zh"]
+    assert not _re.search(r"(?<!\*)\*[^*\s]|_[^_\s]+_", zh["notebook_torch_note"] + en["notebook_torch_note"])
+    assert not _re.search(r"[\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]", torch_words["en"]), torch_words["en"]
     bad = tmp_path / "install.yml"
     bad.write_text("zh: {snippet_title: x}\nen: {}\n", encoding="utf-8")
     with pytest.raises(SiteError, match=r"install\.yml: zh lacks install_title"):
         install.words("zh", bad)
     with pytest.raises(ValueError, match="lang must be one of"):
         install.words("fr")
+
+
+def test_the_skip_sentence_says_when_the_cpu_line_is_not_wanted_in_both_languages():
+    """Torch already there; an NVIDIA GPU that torch should use (CUDA); macOS and Windows, whose torch from PyPI is a
+    CPU build already. The notebook's words keep Colab's torch and say how to get the CUDA build instead."""
+    zh, en = install.words("zh"), install.words("en")
+    for text in (zh["cpu_torch_shell"], en["cpu_torch_shell"]):
+        assert all(w in text for w in ("NVIDIA GPU", "CUDA", "macOS", "Windows", "PyPI", "Linux")), text
+    assert "跳过这一行" in zh["cpu_torch_shell"] and "Skip this line if you already have torch" in en["cpu_torch_shell"]
+    for w in (zh, en):
+        for key in ("cpu_torch_notebook", "notebook_torch_note"):
+            assert all(x in w[key] for x in ("Colab", "NVIDIA GPU", "CUDA", "PyTorch")), (key, w[key])
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "snippets").glob("*.py")))
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_snippet_that_needs_torch_shows_the_cpu_line_first_with_when_to_skip_it(lang, name):
+    block = install.snippet_block(ROOT / "snippets" / name, lang, URL).splitlines()[1:-1]
+    torch = install.installs_torch(install.needs_of_file(ROOT / "snippets" / name))
+    assert torch == any(_TORCH_INSTALL.search(ln) for ln in block), block
+    skip = install.words(lang)["cpu_torch_shell"].splitlines()
+    if torch:
+        assert block[:len(skip) + 1] == [*skip, CPU], block
+    else:
+        assert CPU not in block and not any(ln.startswith("#") for ln in block), block
+
+
+# A line that installs torch through normref's extras, on a page, in a README or in a notebook's first cell.
+_TORCH_INSTALL = re.compile(r"normref\[[^\]]*\b(?:torch|models)\b[^\]]*\] @")
+# PyTorch's CPU-only line, as its install selector writes it, pinned (the pages) or not (the wheel's description).
+_CPU_LINE = re.compile(r"^pip install torch(?:==[0-9][0-9.]*)? --index-url https://download\.pytorch\.org/whl/cpu$")
+
+
+def _blocks(markdown: str) -> list[list[str]]:
+    """The lines of each fenced code block in ``markdown``."""
+    return [m.group(1).splitlines() for m in re.finditer(r"^```[^\n]*\n(.*?)^```", markdown, re.S | re.M)]
+
+
+def _torch_installs_without_the_cpu_line(markdown: str) -> list[str]:
+    """Each fenced line that installs torch through normref's extras with no CPU-only torch line before it in
+    its block (and each bare `pip install torch` from PyPI)."""
+    bad = []
+    for block in _blocks(markdown):
+        cpu_at = next((i for i, ln in enumerate(block) if _CPU_LINE.match(ln.strip())), None)
+        for i, ln in enumerate(block):
+            if _TORCH_INSTALL.search(ln) and (cpu_at is None or cpu_at > i):
+                bad.append(ln)
+            elif re.match(r"\s*pip install (?:torch\b|[^#]* torch\b)", ln) and not _CPU_LINE.match(ln.strip()):
+                bad.append(ln)
+    return bad
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_page_that_shows_a_torch_install_shows_the_cpu_line_first(lang):
+    """Every page as the build hands it to MkDocs (install directives expanded, an install block before each
+    snippet): a line that installs the torch or models extra has the CPU-only torch line before it, with the
+    sentence on when to skip it in the page's language."""
+    from normsite.takehome import TakeHome
+
+    docs = ROOT / "docs" / lang
+    take = TakeHome(lang, docs)
+    take.url = URL
+    shown = 0
+    for page in sorted(docs.rglob("*.md")):
+        md = take.page_markdown(page.read_text(encoding="utf-8"), page.relative_to(docs).as_posix())
+        assert not _torch_installs_without_the_cpu_line(md), (page, _torch_installs_without_the_cpu_line(md))
+        for block in _blocks(md):
+            if any(_TORCH_INSTALL.search(ln) for ln in block):
+                shown += 1
+                at = block.index(CPU)
+                skip = install.words(lang)["cpu_torch_shell"].splitlines()
+                assert block[at - len(skip):at] == skip, (page, block)
+    assert shown >= 3, "the home page's blocks and the torch snippets' blocks"
+
+
+def test_the_readmes_torch_installs_show_the_cpu_line_first():
+    """The repository's README and the wheel's own description, both read by readers who install normref."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    wheel_readme = (ROOT / wheel.project(ROOT)["readme"]).read_text(encoding="utf-8")
+    for name, text in (("README.md", readme), ("the wheel's readme", wheel_readme)):
+        assert any(_TORCH_INSTALL.search(ln) for b in _blocks(text) for ln in b), name
+        assert not _torch_installs_without_the_cpu_line(text), (name, _torch_installs_without_the_cpu_line(text))
+    assert install.words("en")["cpu_torch_shell"] + "\n" + install.cpu_torch_line() in readme, \
+        "README: the home page's English words over the CPU line"
 
 
 def test_wheel_url_needs_an_absolute_site_url():

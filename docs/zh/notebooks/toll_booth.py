@@ -17,6 +17,11 @@
 #
 # **怎么运行**：在 Colab 里打开，或者用你自己的 Jupyter。第一个代码单元会在缺少时从本站安装 `normref`（含 torch）。
 
+# %% [markdown] tags=["normref-install-note"]
+# **torch**：缺少 torch 时，第一个代码单元会先从 PyTorch 自己的索引装只用 CPU 的 torch（在 Linux 上，pip 默认装的是 CUDA 版，下载量大得多）。
+# 已经装好的 torch 原样保留，Colab 自带的也一样。想让 torch 用上 NVIDIA GPU（CUDA），就在运行第一个单元之前自己装好那个版本，
+# 或者删掉单元里装 CPU 版的那一行。
+
 # %%
 # 安装 normref（算出本页数字的包）和本笔记本用到的库，来自本站自己的 wheel。
 # 已经装好时（比如在本站的构建里，或第二次运行）直接跳过；安装失败就停在这里，说明原因。
@@ -49,7 +54,8 @@ def pip_install(args, modules):
 
 
 # 只用 CPU 的 torch，来自 PyTorch 自己的索引（在 Linux 上，pip 默认装的是 CUDA 版，下载量大得多）。
-# 已经装了 torch 就跳过（Colab 自带）；有 CUDA GPU 并且要用它，删掉这一行，下一行会装上 CUDA 版。
+# 已经装了 torch 就跳过，Colab 自带的 torch 原样保留。想让 torch 用上 NVIDIA GPU（CUDA），
+# 就删掉这一行，下一行会装上 PyPI 的 torch（在 Linux 上是 CUDA 版）。
 pip_install(["torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu"], ["torch"])
 pip_install(["normref[plot,torch] @ NORMREF_WHEEL_URL"], ["normref", "matplotlib", "torch"])
 
