@@ -31,8 +31,8 @@ serve: $(STAMP)
 	$(PY) -m mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
 
 # The full suite, as CI runs it (.ci/run): unit, property, build, browser and real-model tests,
-# and the copy test (marker `copy`: every snippet and notebook as copied from the served site,
-# in a fresh virtualenv; skip it with -m "not copy"). On two pytest-xdist workers that share the
+# and the copy tests (marker `copy`: every snippet and notebook as copied from the served site,
+# in a fresh virtualenv, and the reader's wheel installed alone; skip them with -m "not copy"). On two pytest-xdist workers that share the
 # session's cache and its one built site, handed whole test files, the builds first (tests/conftest.py).
 test: $(STAMP) browser-deps
 	$(PY) -m pytest -n 2 --dist loadscope

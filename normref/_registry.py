@@ -3,6 +3,10 @@
 Each of those packages registers named functions from its modules, which are
 found automatically (every module of the package not starting with "_"), so
 adding a figure, a value or a dataset touches no central list.
+
+A program built on normref may add modules of its own to a registry with :func:`plug` (the site adds the
+values and widget data of its content): they are imported by name when the registry loads, so normref
+never imports them itself.
 """
 
 from __future__ import annotations
@@ -17,11 +21,31 @@ def registered_modules(package: str, path) -> list[str]:
     return [f"{package}.{info.name}" for info in pkgutil.iter_modules(paths) if not info.name.startswith("_")]
 
 
+# {registry package: modules outside it that register into it}, added by plug().
+_PLUGGED: dict[str, tuple[str, ...]] = {}
+
+
+def plug(package: str, *modules: str) -> None:
+    """Load ``modules`` (importable names, outside normref) with the registry of ``package``
+    ("normref.values", "normref.data"), after the package's own modules."""
+    if not isinstance(package, str) or not package.startswith("normref."):
+        raise ValueError(f"package must be a registry package of normref such as 'normref.values', got {package!r}")
+    for m in modules:
+        if not isinstance(m, str) or not m or m.startswith("normref."):
+            raise ValueError(f"modules must be importable names outside normref, got {m!r}")
+    _PLUGGED[package] = tuple(dict.fromkeys(_PLUGGED.get(package, ()) + modules))
+
+
+def plugged(package: str) -> tuple[str, ...]:
+    """The modules :func:`plug` added to the registry of ``package``."""
+    return _PLUGGED.get(package, ())
+
+
 class Registry:
     def __init__(self, package: str, path, kind: str):
         self.package, self.path, self.kind = package, path, kind
         self._items: dict = {}
-        self._loaded = False
+        self._loaded: set[str] = set()
 
     def add(self, name: str, item, same=lambda a, b: a is b) -> None:
         if name in self._items and not same(self._items[name], item):
@@ -29,10 +53,10 @@ class Registry:
         self._items[name] = item
 
     def _load_all(self) -> None:
-        if not self._loaded:
-            for module in registered_modules(self.package, self.path):
+        for module in [*registered_modules(self.package, self.path), *plugged(self.package)]:
+            if module not in self._loaded:
                 importlib.import_module(module)
-            self._loaded = True
+                self._loaded.add(module)
 
     def names(self) -> list[str]:
         self._load_all()

@@ -85,7 +85,7 @@ def texts(path: Path | None = None) -> dict[str, dict[str, str]]:
 
 @functools.lru_cache(maxsize=None)
 def _load(path: Path) -> dict:
-    from .schema import yaml_load
+    from ._yaml import yaml_load
 
     with path.open(encoding="utf-8") as fh:
         return parse(yaml_load(fh), path.name)

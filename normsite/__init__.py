@@ -9,6 +9,10 @@ The arrows point one way: ``normsite`` imports ``normref``; ``normref`` never
 imports ``normsite`` (a test enforces this). ``normsite`` is not part of the
 normref wheel that readers install.
 
+The site's content (glossary, cards, quiz, claims, their pydantic schema and the directive grammar)
+is the subpackage :mod:`normsite.content`. Importing normsite plugs the content's values and widget data
+into normref's registries (``normref._registry.plug``: normref imports them by name when a registry loads).
+
 Importing it installs the build's per-entry locks as the guard of normref's cache
 (:mod:`normsite.locks`): every process of a build (the prepare pass, the workers of
 its pool, the MkDocs builds) computes a missing result once between them.
@@ -16,9 +20,13 @@ its pool, the MkDocs builds) computes a missing result once between them.
 
 from normref.bilingual import LANGS  # noqa: E402  (the one definition: normref.bilingual)
 
+from normref._registry import plug as _plug  # noqa: E402
+
 from . import locks as _locks
 
 _locks.install()
+_plug("normref.values", "normsite.content.values")
+_plug("normref.data", "normsite.content.datasets")
 
 
 class SiteError(Exception):

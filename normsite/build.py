@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from normref import cache
-from normref import glossary as gl
+from .content import glossary as gl
 
 from . import LANGS, SiteError, ahead, assets, cjk, directives, mathtex, notebooks, prepare, printed
 from . import cite, reading, release, searchcache, stepcache
@@ -273,7 +273,7 @@ class Site:
                 "terms", f"{self.lang}:{src_uri}",
                 {"html": html_text, "glossary link": href, "glossary": self.glossary_digest},
                 lambda: site_glossary.link_terms(html_text, self.glossary, self.lang, href)[0],
-                modules=("normref.glossary",))
+                modules=("normsite.content.glossary",))
         html_text, _ = reading.zoomable_figures(html_text)
         if src_uri == gl.GLOSSARY_PAGE:
             html_text, _ = reading.index_term_forms(html_text, self.glossary, self.lang)

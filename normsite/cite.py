@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-from normref.schema import yaml_load
+from normref._yaml import yaml_load
 
 from . import LANGS
 

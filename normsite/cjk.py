@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from normref._directives import pattern
+from .content.grammar import pattern
 
 __all__ = ["join_soft_breaks", "join_notebook", "CJK", "PUNCT", "soft_breaks"]
 

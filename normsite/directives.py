@@ -23,9 +23,9 @@ and the directive.
 What a figure, value, table, data, ledger or quiz directive expands to is cached
 (normref's cache, kind "directives"), keyed by the directive, the page's language
 (and, for a figure, its folder), the code of the registry it reads (the import
-closure of normref.values, normref.data or the figure's module), normref's data
-files (figures.yml, glossary.yml, quiz.yml, the committed results) and the site
-layer's code; the ledger's key also covers claims.yml, both languages' pages
+closure of normref.values, normref.data or the figure's module, and the data files its
+modules declare: a content loader's READS), normref's data files (figures.yml, the committed
+results) and the site layer's code; the ledger's key also covers claims.yml, both languages' pages
 (its evidence links) and tests/ (the tests it names). A warm build then runs no experiment code at all, not even to unpickle a
 result, and imports no torch. ``COUNTS`` says, by kind, how many expansions this
 process computed and found cached (prepare's summary line).
@@ -44,12 +44,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from normref import cache, labels
-from normref._directives import pattern
+from .content.grammar import pattern
 
 from . import SiteError, snippets, stepcache
 from .assets import page_relative
 
-# The directives prepare expands, by kind: does it take a NAME? One pattern finds them all (normref._directives,
+# The directives prepare expands, by kind: does it take a NAME? One pattern finds them all (normsite.content.grammar,
 # the one grammar: a kind that takes none, or a missing name, is expand_one's error, naming the page).
 KINDS = {"figure": True, "snippet": True, "snippet-code": True, "value": True, "table": True, "data": True,
          "ledger": False, "quiz": False, "practice": False}
@@ -265,7 +265,7 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
     if kind == "quiz":
         from . import quiz
 
-        return _cached("quiz", "quiz", {"lang": lang}, ("normref.data.quiz",),
+        return _cached("quiz", "quiz", {"lang": lang}, ("normsite.content.quiz",),
                        lambda: expand(quiz.render_markdown(lang), lang, src_uri, generated=generated))
     try:
         if kind == "figure":
@@ -284,7 +284,9 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
             return snippets.code_block(name, lang)
         if kind == "data":
             # "</" cannot occur inside a script element; escape it in the JSON.
-            return _cached("data", name, {"lang": lang}, (data.__name__,), lambda: data_script(name, lang))
+            # normref.data's modules, and the module that registered this one (normref's, or the site's content)
+            return _cached("data", name, {"lang": lang}, (data.__name__, data.module_of(name)),
+                           lambda: data_script(name, lang))
         if kind == "table":
             return _cached("table", name, {"lang": lang}, (values.module_of(name, "table"),), lambda: table_md(values.table(name, lang)))
         return _cached("value", name, {"lang": lang}, (values.module_of(name),), lambda: values.get(name, lang))
@@ -314,7 +316,7 @@ def page_title(markdown: str) -> str | None:
 def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) -> str:
     """The card bank (normsite.practice), checked (its evidence anchors, claims and values) and with its
     [[value: …]] expanded; cached by the cards, the pages and normref.values' code."""
-    from normref.data import cards
+    from .content import cards
 
     from . import practice
 

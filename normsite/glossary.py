@@ -1,6 +1,6 @@
 """The glossary on the site: its pages, its links in running text, its search checks.
 
-The data and its validation are ``normref.glossary`` (one YAML file); this
+The data and its validation are ``normsite.content.glossary`` (one YAML file); this
 module turns it into Markdown (``render_markdown``: the ``[[glossary]]``
 directive), links the first occurrence of each term on every page with its
 short definition as a tooltip (``link_terms``), and lists what a reader may
@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from normref.glossary import GLOSSARY_PAGE, LANGS, Glossary, Term, default, is_han
+from .content.glossary import GLOSSARY_PAGE, LANGS, Glossary, Term, default, is_han
 
 __all__ = ["render_markdown", "heading", "link_terms", "glossary_href", "SearchCase", "search_cases", "segmenter",
            "subwords"]

@@ -44,7 +44,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from normref._directives import pattern
+from .content.grammar import pattern
 from normref._imports import imported
 
 from . import LANGS, SiteError
@@ -59,7 +59,7 @@ WORDS = Path(__file__).with_name("data") / "install.yml"
 # downloads nothing from it.
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 PACKAGE = "normref"
-DIRECTIVE = pattern("install")  # [[install: KIND]] (normref._directives, the one grammar)
+DIRECTIVE = pattern("install")  # [[install: KIND]] (normsite.content.grammar, the one grammar)
 # A notebook needs a Jupyter kernel to run in; the reader's own Jupyter (or
 # Colab) has one, a bare virtualenv gets it from ipykernel.
 KERNEL = "ipykernel"
@@ -238,7 +238,7 @@ def torch_pin(path: Path = REQUIREMENTS) -> str:
 @functools.lru_cache(maxsize=None)
 def words(lang: str, path: Path = WORDS) -> dict[str, str]:
     """The words around the install lines in ``lang`` (normsite/data/install.yml), every key checked."""
-    from normref.schema import yaml_load
+    from normref._yaml import yaml_load
 
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")

@@ -1,4 +1,4 @@
-"""The claim ledger: load, validate, check and render ``normsite/data/claims.yml``.
+"""The claim ledger: load, validate, check and render ``normsite/content/claims.yml``.
 
 The ledger page (``docs/<lang>/claims.md``, directive ``[[ledger]]``) lists the
 claims a reader meets in lessons, folklore and on this site. Each claim has a
@@ -30,8 +30,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, field_validator, model_validator
 
-from normref import schema
-from normref._directives import names
+from .content import schema
+from .content.grammar import names
 
 __all__ = [
     "DATA", "LANGS", "VERDICTS", "EVIDENCE_KINDS", "CLAIM_SCALES", "DIRECTIVE", "Claim", "Group", "Ledger",
@@ -39,7 +39,10 @@ __all__ = [
     "load", "parse", "anchors", "check_evidence", "check_tests", "check_values", "render_markdown", "expand",
 ]
 
-DATA = Path(__file__).with_name("data") / "claims.yml"
+# The file this loader reads, relative to its folder (a literal: the cache reads it from the source). The claims
+# live with the rest of the site's content (normsite/content).
+READS = __cache_files__ = ("content/claims.yml",)
+DATA = Path(__file__).with_name("content") / "claims.yml"
 from normref.bilingual import LANGS  # the one definition
 DIRECTIVE = "[[ledger]]"
 
@@ -223,7 +226,7 @@ class _LedgerFile(schema.Model):
 
 def parse(raw, source: str = "claim ledger") -> Ledger:
     """Validate already-parsed YAML and build the Ledger; raises LedgerError listing every problem.
-    Each group and claim is checked by its schema (``normref.schema``); ids are checked across groups here."""
+    Each group and claim is checked by its schema (``normsite.content.schema``); ids are checked across groups here."""
     errors: list[str] = []
     top = schema.validate(_LedgerFile, raw, source, {}, errors)
     if top is None:

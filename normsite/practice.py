@@ -33,7 +33,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from normref.data import cards as C
+from .content import cards as C
 
 from . import SiteError, ledger
 
@@ -86,7 +86,7 @@ def check(bank, lang: str, docs_dir: str | Path, known_values) -> None:
                     problems.append(f"card {c.id!r}: evidence anchor #{anchor} is not on {lang}/{page}")
         for cid in c.claims:
             if cid not in claims:
-                problems.append(f"card {c.id!r}: claim {cid!r} is not in the ledger (normsite/data/claims.yml)")
+                problems.append(f"card {c.id!r}: claim {cid!r} is not in the ledger (normsite/content/claims.yml)")
         for text in c.texts(lang):
             for name in C.values_used(text):
                 if name not in known:

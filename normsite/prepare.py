@@ -115,6 +115,7 @@ def _prepare(dirs: Mapping[str, str | Path], generated: bool, root: Path, roots:
 
     t0 = time.perf_counter()
     dirs = {lang: Path(d) for lang, d in dirs.items()}
+    _check_figure_texts()
     del cache.WHY[:]
     directives.COUNTS.clear()
     # Every notebook of every language, executed (normsite.nbexec) on the same pool as the figures
@@ -186,6 +187,17 @@ def _prepare(dirs: Mapping[str, str | Path], generated: bool, root: Path, roots:
                       + f"); {errors} directive errors; {time.perf_counter() - t0:.1f} s"
                       + (f"; {done.workers} workers, {done.cpu_s:.1f} s CPU, {done.wall_s:.1f} s wall" if done.workers else ""))
     return out
+
+
+def _check_figure_texts() -> None:
+    """normref's figure texts, validated whole by the site's schema (normsite.content.figure_texts): normref
+    itself reads them with plain checks only. SiteError naming every problem."""
+    from .content import figure_texts
+
+    try:
+        figure_texts.load()
+    except (ValueError, FileNotFoundError) as e:
+        raise SiteError(f"figures.yml: {e}") from e
 
 
 def _pooled_jobs(dirs: Mapping[str, Path], generated: bool, root: Path) -> list[tuple]:

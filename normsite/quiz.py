@@ -1,6 +1,6 @@
 """The interview quiz as page Markdown (the ``[[quiz]]`` directive).
 
-The questions come from ``normref.data.quiz`` (validated data); this module
+The questions come from ``normsite.content.quiz`` (validated data); this module
 only writes them into the page: each question in a ``div.nr-quiz``, its
 options as a list, and the answer with its explanation in a collapsed
 ``??? question`` block, so the quiz works without JavaScript. The quiz widget
@@ -22,13 +22,13 @@ def render_markdown(lang: str, questions: list[dict] | None = None) -> str:
     """Markdown for the quiz in ``lang``; ``questions`` defaults to normref's quiz data in that language.
 
     Each question is a dict with ``id``, ``prompt``, ``options`` (strings),
-    ``answer`` (index) and ``explain``, as ``normref.data.quiz.quiz(lang)``
+    ``answer`` (index) and ``explain``, as ``normsite.content.quiz.quiz(lang)``
     returns them.
     """
     if lang not in LABELS:
         raise ValueError(f"lang must be one of {tuple(LABELS)}, got {lang!r}")
     if questions is None:
-        from normref.data.quiz import quiz
+        from .content.quiz import quiz
 
         questions = quiz(lang)
     show = LABELS[lang]["show"]

@@ -37,9 +37,11 @@ def counts() -> str:
 
 @functools.lru_cache(maxsize=None)
 def site_files() -> dict[str, str]:
-    """{"normsite/NAME.py": its SHA-256} for every module of the site layer: part of every page step's key,
+    """{"normsite/NAME.py": its SHA-256} for every module of the site layer (its content package included): part of every page step's key,
     file by file, so that the re-run log names the file that changed."""
-    return {f"normsite/{f.name}": digest(f.read_bytes()) for f in sorted(Path(__file__).resolve().parent.glob("*.py"))}
+    root = Path(__file__).resolve().parent
+    return {f"normsite/{f.relative_to(root).as_posix()}": digest(f.read_bytes())
+            for f in sorted(root.rglob("*.py")) if "__pycache__" not in f.parts}
 
 
 def cached(step: str, name: str, inputs: Mapping[str, object] | tuple, compute: Callable[[], object], *,

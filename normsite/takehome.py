@@ -27,7 +27,7 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify_unicode  # Python-Markdown (not MkDocs): the slugs the pages use
 
-from normref._directives import pattern
+from .content.grammar import pattern
 
 from . import LANGS, SiteError, colab, install, snippets
 from . import wheel as wheel_mod

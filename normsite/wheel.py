@@ -40,11 +40,11 @@ from normref import cache
 from . import SiteError
 
 ROOT = Path(__file__).resolve().parent.parent
-# What the wheel is built from: the project file, its long description (pyproject's
-# `readme`: a short reader-facing text, not the repository's README) and the package.
+# What the wheel is built from: the project file and the package, whose README.md is the wheel's long
+# description (pyproject's `readme`: a short text for readers, not the repository's README).
 # Everything else in the repository stays out.
-README = "docs-notes/wheel-readme.md"
-TOP_FILES = ("pyproject.toml", README)
+README = "normref/README.md"
+TOP_FILES = ("pyproject.toml",)
 PACKAGE = "normref"
 # Where the wheel lives in a built site, relative to the (Chinese) site root.
 SITE_FOLDER = "wheels"

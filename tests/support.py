@@ -15,9 +15,12 @@ import http.server
 import importlib.util
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -83,6 +86,59 @@ def build_site(out: Path, site_url: str | None = None, env_extra: dict | None = 
         if p.returncode != 0:
             raise AssertionError(f"mkdocs build -f {cfg} failed:\n{p.stderr[-4000:]}")
     return subprocess.CompletedProcess(args=[], returncode=0, stdout="", stderr="\n".join(logs))
+
+
+# ---------------------------------------------------------------- fresh virtualenvs (the copy and wheel tests)
+
+PYTHON = shutil.which("python3.11") or sys.executable
+INSTALL_TIMEOUT_S = 1200
+
+
+@dataclass
+class Venv:
+    root: Path
+    env: dict
+    installed: set = field(default_factory=set)  # install blocks already run here (a reader runs a line once)
+
+    @property
+    def python(self) -> str:
+        return str(self.root / "bin" / "python")
+
+    def sh(self, line: str, cwd: Path, timeout: int = INSTALL_TIMEOUT_S) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", line], cwd=cwd, env=self.env, capture_output=True, text=True,
+                              timeout=timeout)
+
+    def install(self, block: str, cwd: Path) -> float:
+        """Run a copied install block line by line in a shell whose pip is the virtualenv's (its comment lines,
+        which bash would skip, skipped); seconds taken."""
+        if block in self.installed:
+            return 0.0
+        t0 = time.perf_counter()
+        for line in shell_commands(block):
+            assert shlex.split(line)[:2] == ["pip", "install"], f"not an install line: {line!r}"
+            p = self.sh(line, cwd)
+            assert p.returncode == 0, f"{line}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
+        self.installed.add(block)
+        return time.perf_counter() - t0
+
+    def can_import(self, module: str, cwd: Path) -> bool:
+        return subprocess.run([self.python, "-c", f"import {module}"], cwd=cwd, env=self.env,
+                              capture_output=True).returncode == 0
+
+
+def shell_commands(block: str) -> list[str]:
+    """The commands of a copied shell block: its lines, less blank and comment lines."""
+    return [ln for ln in (raw.strip() for raw in block.splitlines()) if ln and not ln.startswith("#")]
+
+
+def make_venv(path: Path, tmp: Path, constraints: str | None = None) -> Venv:
+    """A fresh virtualenv (python3.11 -m venv) whose environment holds nothing of the repository: pip keeps
+    this machine's configuration (PIP_*), as CI does, but not its own PIP_CONSTRAINT; ``constraints`` (lines
+    of a pip constraints file, such as the torch pin) is written under ``tmp`` and used by every install;
+    normref caches under ``tmp`` (copy_venv_env)."""
+    subprocess.run([PYTHON, "-m", "venv", str(path)], check=True, timeout=300)
+    env = copy_venv_env(path, tmp, constraints)
+    return Venv(path, env)
 
 
 # ---------------------------------------------------------------- snippets and tools

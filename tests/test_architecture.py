@@ -1,9 +1,14 @@
-"""The layers point one way: normref (numerics) never imports the site layer or MkDocs,
-the site layer never imports MkDocs, and the hooks stay thin adapters."""
+"""The layers point one way: normref (numerics) never imports the site layer, its content, pydantic or
+MkDocs; the site's content (normsite.content) imports normref and itself, never the rest of the site
+layer; the site layer never imports MkDocs; and the hooks stay thin adapters.
+
+    normref  <-  normsite.content  <-  normsite (the rest)  <-  hooks
+"""
 
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -40,8 +45,79 @@ def _offenders(package: str, banned: tuple[str, ...]) -> list[str]:
     return out
 
 
-def test_normref_imports_neither_the_site_layer_nor_mkdocs():
-    assert not _offenders("normref", ("normsite", "mkdocs", "material", "hooks"))
+# What the reader's normref must never import: the site layer (its content included), the site's schema
+# library and the site's other libraries, MkDocs. Its wheel requires numpy and PyYAML only (pyproject.toml).
+NOT_IN_NORMREF = ("normsite", "hooks", "mkdocs", "material", "pydantic", "jieba", "genanki")
+CONTENT = "normsite.content"
+# The content modules that register into normref's registries (plugged in by `import normsite`), and the
+# one that validates normref's figure texts: the others are loaders, which the MkDocs process imports, so
+# they import none of the modules it must not (normsite.prepare.HEAVY).
+CONTENT_REGISTERS = {"normsite.content.values", "normsite.content.datasets"}
+CONTENT_HEAVY_OK = CONTENT_REGISTERS | {"normsite.content.figure_texts"}
+
+
+def test_normref_imports_neither_the_site_layer_nor_pydantic_nor_mkdocs():
+    assert not _offenders("normref", NOT_IN_NORMREF)
+
+
+def _in_content(module: str) -> bool:
+    return module == CONTENT or module.startswith(CONTENT + ".")
+
+
+def test_the_content_package_imports_normref_and_itself_only():
+    """normsite.content sits between normref and the rest of the site layer: it never imports the site
+    layer's other modules (they import it), and its loaders import no heavy module of normref."""
+    from normsite.prepare import HEAVY
+
+    found = []
+    for mod, path in _modules("normsite").items():
+        if not _in_content(mod):
+            continue
+        for imp in sorted(imports(mod, path)):
+            if imp.split(".")[0] == "normsite" and imp != "normsite" and not _in_content(imp):
+                found.append(f"{path.relative_to(ROOT)} imports {imp} (the site layer imports the content, not the reverse)")
+            if mod not in CONTENT_HEAVY_OK and any(imp == h or imp.startswith(h + ".") for h in HEAVY):
+                found.append(f"{path.relative_to(ROOT)} imports {imp}, which the MkDocs process must not import")
+    assert not found, "\n".join(found)
+    assert {m for m in _modules("normsite") if _in_content(m)} >= CONTENT_REGISTERS | CONTENT_HEAVY_OK
+
+
+def test_the_site_plugs_its_content_into_normrefs_registries():
+    """normref's registries find the content's values and datasets only in a process that imported normsite
+    (normref._registry.plug): normref names none of them."""
+    import normsite  # noqa: F401
+    from normref import _registry
+
+    assert set(_registry.plugged("normref.values")) | set(_registry.plugged("normref.data")) == CONTENT_REGISTERS
+    from normref import data, values
+
+    assert values.module_of("practice.n_cards") == "normsite.content.values"
+    assert {data.module_of(n) for n in ("glossary", "quiz", "cards")} == {"normsite.content.datasets"}
+
+
+def test_normref_imports_and_loads_its_registries_without_pydantic_or_the_site(tmp_path):
+    """Every module of normref imports with pydantic, normsite and jieba made unimportable, and its figure
+    texts, values and datasets load: what a reader who installed the wheel alone has."""
+    import subprocess
+    import sys
+
+    code = ("import sys, importlib, pkgutil\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name.split('.')[0] in {NOT_IN_NORMREF!r}:\n"
+            "            raise ImportError('blocked: ' + name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "import normref\n"
+            "for m in pkgutil.walk_packages(normref.__path__, 'normref.'):\n"
+            "    importlib.import_module(m.name)\n"
+            "from normref import data, figures, labels, values\n"
+            "figures.texts(); labels.texts()\n"
+            "print(len(values.names()), len(data.names()))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr[-2000:]
+    n_values, n_data = map(int, p.stdout.split())
+    assert n_values > 100 and n_data >= 4, p.stdout
 
 
 def test_the_site_layer_is_mkdocs_free():
@@ -136,9 +212,9 @@ def test_the_cycle_check_sees_a_lazy_cycle(tmp_path):
 
 
 def test_the_directive_grammar_is_written_once():
-    """Every reader of [[KIND: NAME]] builds its pattern from normref._directives; no other module writes a
+    """Every reader of [[KIND: NAME]] builds its pattern from normsite.content.grammar; no other module writes a
     regular expression for a directive (the card bank's digit check masks any [[…]] whole: not a directive reader)."""
-    allowed = {"normref/_directives.py", "normref/data/cards.py:_NOT_PROSE"}
+    allowed = {"normsite/content/grammar.py", "normsite/content/cards.py:_NOT_PROSE"}
     found = []
     for package in ("normref", "normsite"):
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -146,15 +222,15 @@ def test_the_directive_grammar_is_written_once():
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and r"\[\[" in node.value:
                     target = rel
-                    if rel == "normref/data/cards.py" and node.value.startswith(r"\[\[[^\]]*\]\]|"):
+                    if rel == "normsite/content/cards.py" and node.value.startswith(r"\[\[[^\]]*\]\]|"):
                         target = f"{rel}:_NOT_PROSE"
                     if target not in allowed:
                         found.append(f"{rel}:{node.lineno}: {node.value[:60]}")
-    assert not found, "directive patterns outside normref/_directives.py:\n" + "\n".join(found)
+    assert not found, "directive patterns outside normsite/content/grammar.py:\n" + "\n".join(found)
 
 
 def test_the_directive_grammar_names_kind_and_name():
-    from normref._directives import names, pattern
+    from normsite.content.grammar import names, pattern
 
     both = pattern("snippet", "snippet-code")
     assert [m.group("kind", "name") for m in both.finditer("[[snippet-code: a.py]] [[snippet:b.py ]]")] == \

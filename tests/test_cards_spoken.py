@@ -2,7 +2,7 @@
 
 import pytest
 
-from normref.data import cards
+from normsite.content import cards
 
 
 def test_spoken_units_counts_han_characters_and_latin_runs_as_one():

@@ -1,6 +1,6 @@
 """Claim-specific checks: each keeps one verdict of the claim ledger true.
 
-The claim ledger (normsite/data/claims.yml, the "Claim ledger" page) names, for
+The claim ledger (normsite/content/claims.yml, the "Claim ledger" page) names, for
 every claim, the test that keeps its verdict true. Many point at existing
 tests; the ones here check the numbers behind verdicts that no other test
 pins down. Tests that need real model weights are marked ``models``.

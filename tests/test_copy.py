@@ -61,10 +61,7 @@ import html
 import json
 import os
 import re
-import shlex
-import shutil
 import subprocess
-import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -73,15 +70,14 @@ from urllib.parse import urljoin
 
 import pytest
 
-from support import LANGS, ROOT, Served, code_only, comparable as _comparable, copy_venv_env, lang_root, pages
+from support import LANGS, ROOT, Served, Venv, code_only, comparable as _comparable, lang_root, make_venv, pages, \
+    shell_commands
 
 pytestmark = pytest.mark.copy
 
-PYTHON = shutil.which("python3.11") or sys.executable
 TORCH_PIN = "torch==2.13.0"  # requirements.txt's pin; the only torch on this machine's disk
 ARTIFACTS = ROOT / "test-artifacts"
 RUN_TIMEOUT_S = 900
-INSTALL_TIMEOUT_S = 1200
 TIMES: dict[str, dict[str, float]] = {"install": {}, "snippet": {}, "notebook": {}}
 # Without the constraints file (once, by hand): what the pages' lines alone install, the CPU torch line included.
 UNCONSTRAINED = os.environ.get("NORMREF_COPY_UNCONSTRAINED") == "1"
@@ -194,7 +190,7 @@ def test_every_snippet_and_notebook_was_found(copies, served):
         assert s.file == (f"zh/{s.name}" if s.lang == "zh" else s.name), f"{s.page} shows snippets/{s.file}"
         text = (ROOT / "snippets" / s.file).read_text(encoding="utf-8")
         assert s.code in (text, text.rstrip("\n")), f"{s.page}: the copy of snippets/{s.file} differs from the file"
-        commands = _commands(s.install)
+        commands = shell_commands(s.install)
         assert commands and all(c.startswith("pip install ") for c in commands), s.install
         assert any(f"@ {_served_wheel(served)}\"" in c for c in commands), s.install
         if any(re.search(r"normref\[[^]]*\b(torch|models)\b", c) for c in commands):  # it installs torch: CPU first
@@ -211,47 +207,12 @@ def _served_wheel(served: Served) -> str:
 # ------------------------------------------------------------------ fresh virtualenvs
 
 
-@dataclass
-class Venv:
-    root: Path
-    env: dict
-    installed: set = field(default_factory=set)  # install blocks already run here (a reader runs a line once)
-
-    @property
-    def python(self) -> str:
-        return str(self.root / "bin" / "python")
-
-    def sh(self, line: str, cwd: Path, timeout: int = INSTALL_TIMEOUT_S) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", "-c", line], cwd=cwd, env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
-
-    def install(self, block: str, cwd: Path) -> float:
-        """Run a copied install block line by line in a shell whose pip is the virtualenv's (its comment lines,
-        which bash would skip, skipped); seconds taken."""
-        if block in self.installed:
-            return 0.0
-        t0 = time.perf_counter()
-        for line in _commands(block):
-            assert shlex.split(line)[:2] == ["pip", "install"], f"not an install line: {line!r}"
-            p = self.sh(line, cwd)
-            assert p.returncode == 0, f"{line}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
-        self.installed.add(block)
-        return time.perf_counter() - t0
-
-    def can_import(self, module: str, cwd: Path) -> bool:
-        return subprocess.run([self.python, "-c", f"import {module}"], cwd=cwd, env=self.env,
-                              capture_output=True).returncode == 0
-
-
-def _commands(block: str) -> list[str]:
-    """The commands of a copied shell block: its lines, less blank and comment lines."""
-    return [ln for ln in (raw.strip() for raw in block.splitlines()) if ln and not ln.startswith("#")]
-
-
 def _make_venv(path: Path, tmp: Path) -> Venv:
-    subprocess.run([PYTHON, "-m", "venv", str(path)], check=True, timeout=300)
+    """A fresh virtualenv as a reader makes one (support.make_venv); torch held at the pin unless
+    NORMREF_COPY_UNCONSTRAINED=1; recorded for the report."""
+    venv = make_venv(path, tmp, constraints=None if UNCONSTRAINED else TORCH_PIN)
     VENVS[path.name] = path
-    return Venv(path, copy_venv_env(path, tmp, None if UNCONSTRAINED else TORCH_PIN))
+    return venv
 
 
 @pytest.fixture(scope="module")
@@ -354,7 +315,7 @@ def _run_snippet(same: list[Snippet], numpy_venv: Venv, full_venv, copy_tmp: Pat
     (run / "work").mkdir()
     took = venv.install(s.install, run / "work")
     if took:
-        TIMES["install"][_commands(s.install)[-1][:90] + (" (numpy-only venv)" if numpy_only else "")] = took
+        TIMES["install"][shell_commands(s.install)[-1][:90] + (" (numpy-only venv)" if numpy_only else "")] = took
     if numpy_only:
         assert not numpy_venv.can_import("torch", run / "work"), "the numpy-only virtualenv got torch"
     script = run / "code" / name

@@ -15,7 +15,7 @@ COPY_TEST = (ROOT / "tests" / "test_copy.py").read_text(encoding="utf-8")
 def test_the_constraints_file_holds_torch_at_requirements_pin_unless_unconstrained(tmp_path, monkeypatch):
     pin = re.search(r'^TORCH_PIN = "([^"]+)"', COPY_TEST, re.M).group(1)
     assert pin == install.torch_pin(), "the copy test pins requirements.txt's torch"
-    assert 'copy_venv_env(path, tmp, None if UNCONSTRAINED else TORCH_PIN)' in COPY_TEST
+    assert 'make_venv(path, tmp, constraints=None if UNCONSTRAINED else TORCH_PIN)' in COPY_TEST
     monkeypatch.setenv("PIP_CONSTRAINT", str(tmp_path / "theirs.txt"))  # this machine's own: never passed on
     env = copy_venv_env(tmp_path / "venv", tmp_path, pin)
     assert (tmp_path / "constraints.txt").read_text(encoding="utf-8") == pin + "\n"

@@ -13,7 +13,7 @@ from torch.autograd.functional import jacobian
 import normref
 import normref.nn
 from normref import data, values
-from normref.data.quiz import LETTERS, QUIZ, quiz
+from normsite.content.quiz import LETTERS, QUIZ, quiz
 from normsite.quiz import render_markdown
 from normref.experiments import formulas as fx
 from normref.experiments import softmax as sm

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from normref import glossary as gl
+from normsite.content import glossary as gl
 from normsite import SiteError
 from normsite import glossary as sg
 from normsite.build import Site

@@ -1,4 +1,4 @@
-"""The claim ledger (normsite.ledger, normsite/data/claims.yml): data, checks, rendering."""
+"""The claim ledger (normsite.ledger, normsite/content/claims.yml): data, checks, rendering."""
 
 from __future__ import annotations
 

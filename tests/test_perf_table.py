@@ -1,4 +1,4 @@
-"""CONTRIBUTING.md's performance table is what `make perf` recorded (normref/results/perf-build.json),
+"""CONTRIBUTING.md's performance table is what `make perf` recorded (tools/perf-build.json),
 rendered by tools/perf_table.py: never typed, and never out of step with the measurements."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _data() -> dict:
 def test_the_contributing_table_is_the_one_rendered_from_the_recorded_measurements():
     doc = perf_table.DOC.read_text(encoding="utf-8")
     assert perf_table.doc_block(doc) == perf_table.render(_data()), \
-        "CONTRIBUTING.md's performance table disagrees with normref/results/perf-build.json: run python tools/perf_table.py"
+        "CONTRIBUTING.md's performance table disagrees with tools/perf-build.json: run python tools/perf_table.py"
 
 
 def test_every_part_names_its_machine_and_commit():

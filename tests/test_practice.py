@@ -1,4 +1,4 @@
-"""The practice page's card bank (normref/data/cards.yml), its checks, its rendering and the Anki deck.
+"""The practice page's card bank (normsite/content/cards.yml), its checks, its rendering and the Anki deck.
 
 The drill widget itself is tested in Chromium (test_practice_browser.py).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from normref.data import cards as C
+from normsite.content import cards as C
 from normsite import SiteError, ledger, practice
 from support import LANGS
 

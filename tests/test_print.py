@@ -20,7 +20,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from support import CHROMIUM, LANGS, ROOT, lang_root, load_tool
-from normref import glossary as gl
+from normsite.content import glossary as gl
 from normsite import printed
 
 RADICALS = re.compile(r"[\u2e80-\u2fdf\u31c0-\u31ef]")

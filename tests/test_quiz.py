@@ -1,4 +1,4 @@
-"""The interview quiz: data file (normref/data/quiz.yml), loader and validator, and its page Markdown (normsite.quiz)."""
+"""The interview quiz: data file (normsite/content/quiz.yml), loader and validator, and its page Markdown (normsite.quiz)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from normref import data
-from normref.data import quiz as q
+from normsite.content import quiz as q
 from normsite import quiz as site_quiz
 
 

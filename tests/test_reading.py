@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from support import LANGS, lang_root, pages
-from normref import glossary as gl
+from normsite.content import glossary as gl
 from normsite import glossary as site_glossary
 from normsite import reading
 

@@ -250,7 +250,7 @@ def test_side_by_side_keeps_toc_math_widgets_and_search(tab, served, lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_side_by_side_tooltips_show_the_term_pair(tab, served, lang):
-    from normref import glossary as gl
+    from normsite.content import glossary as gl
 
     g = gl.default()
     page = tab.page

@@ -44,7 +44,7 @@ import yaml
 from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import Comment, Doctype, ProcessingInstruction
 
-from normref import glossary as gl
+from normsite.content import glossary as gl
 from support import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""normref.schema, the one validation layer of the data files, and normref._imports, the one import scanner."""
+"""normsite.content.schema, the one validation layer of the data files, and normref._imports, the one import scanner."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import ast
 import pytest
 import yaml
 
-from normref import glossary as gl
-from normref import schema
+from normsite.content import glossary as gl
+from normsite.content import schema
 from normref._imports import imported
-from normref.data import quiz as q
+from normsite.content import quiz as q
 from normsite import ledger as L
 
 
@@ -82,3 +82,21 @@ def test_the_import_scanner_resolves_relative_imports_and_asks_what_is_a_module(
     assert imported(tree, "p.q.m", False, top_level_only=True) == {
         "a", "a.b", "p.q", "p.q.sib", "p.q.name", "p.up", "p.up.thing", "t1"}
     assert imported(ast.parse("from . import x\n"), "p", True) == {"p", "p.x"}
+
+
+def test_the_site_validates_normrefs_figure_texts_whole(tmp_path):
+    """normref reads figures.yml with plain checks (its wheel has no pydantic); the site validates the file
+    whole with its schema (normsite.content.figure_texts) in the prepare pass and here."""
+    from normref import figures
+    from normsite.content import figure_texts
+
+    figure_texts.check()  # the committed file: the schema, then normref's checks against the figures
+    path = tmp_path / "figures.yml"
+    path.write_text(yaml.safe_dump({"figures": {"x": {"alt": {"zh": "图", "en": "a"}, "caption": {"zh": "图"},
+                                                      "credit": "me"}}}, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(figures.FigureTextError) as e:
+        figure_texts.load(path)
+    assert "figures.yml: figure 'x': unknown key(s) ['credit']; expected only alt, caption" in str(e.value)
+    # normref's own reading of the same file fails too, naming the file, the figure and the key.
+    with pytest.raises(figures.FigureTextError, match=r"figures\.yml: figure 'x': expected a mapping with the keys alt, caption"):
+        figures.texts(path)

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from support import ROOT
-from normref import glossary as gl
+from normsite.content import glossary as gl
 from normsite import stepcache
 from normsite.build import Site
 
@@ -26,7 +26,7 @@ def test_a_step_is_computed_once_per_distinct_input(cold):
 
     def step(inputs):
         return stepcache.cached("terms", "en:formulas.md", inputs, lambda: calls.append(inputs) or f"out {len(calls)}",
-                                modules=("normref.glossary",))
+                                modules=("normsite.content.glossary",))
 
     a = ("<p>x</p>", "en", "../glossary/", "digest-1")
     assert step(a) == "out 1" and step(a) == "out 1" and len(calls) == 1  # the second is read back

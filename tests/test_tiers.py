@@ -20,7 +20,7 @@ from pathlib import Path
 from support import ROOT
 
 TESTS = ROOT / "tests"
-FAST = ("build", "browser", "models", "copy")  # what `make test-fast` deselects (copy: written on test_copy.py)
+FAST = ("build", "browser", "models", "copy")  # what `make test-fast` deselects (copy: written on test_copy.py and test_wheel_install.py)
 
 
 def _test_files() -> list[Path]:

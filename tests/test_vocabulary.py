@@ -1,6 +1,6 @@
 """One vocabulary, one voice: the glossary's banned variants never appear on a page.
 
-The glossary (normref/glossary.yml) is the site's dictionary: each term has one
+The glossary (normsite/content/glossary.yml) is the site's dictionary: each term has one
 Chinese and one English name, and lists under ``banned`` the variants that must
 not be used instead (per language); its ``style`` block lists house-style bans
 that belong to no single term (British spellings, translated phrasing). This
@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from normref import figures
-from normref import glossary as gl
+from normsite.content import glossary as gl
 from support import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,7 +242,7 @@ def test_table_headers_and_other_short_texts_of_normref_use_one_vocabulary(lang)
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_quiz_and_claim_ledger_use_one_vocabulary(lang):
-    from normref.data.quiz import quiz
+    from normsite.content.quiz import quiz
     from normsite import ledger
 
     texts = [(f"quiz {q['id']}: " + " ".join([q["prompt"], q["explain"], *q["options"]]), "quiz") for q in quiz(lang)]
@@ -604,9 +604,9 @@ def test_the_name_rule_catches_a_reading_path_that_renames_a_page():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_practice_cards_use_one_vocabulary_and_voice(lang):
-    """The practice page's cards (normref/data/cards.yml) reach the page through [[practice]]: the glossary's
+    """The practice page's cards (normsite/content/cards.yml) reach the page through [[practice]]: the glossary's
     renderings, and in Chinese full-width quotes and bold, as on every page."""
-    from normref.data import cards
+    from normsite.content import cards
 
     bank = cards.default()
     problems = []

@@ -31,10 +31,10 @@ def test_wheel_holds_normref_and_nothing_of_the_site(tmp_path, monkeypatch):
     assert w.name == wheel.wheel_name() == f"normref-{wheel.project()['version']}-py3-none-any.whl"
     names = _names(w.data)
     assert "normref/__init__.py" in names and "normref/results/bench-cpu.json" in names
-    # Every data file normref reads at run time ships with it: the glossary, the figure texts, the quiz, the results.
-    data = sorted(p.as_posix() for p in wheel.source_files(ROOT) if p.parts[0] == "normref" and p.suffix != ".py")
-    assert {"normref/glossary.yml", "normref/figures/figures.yml", "normref/data/quiz.yml",
-            "normref/results/placement-cpu.json"} <= set(data), data
+    # Every data file normref reads at run time ships with it: the labels, the figure texts, the results.
+    data = sorted(p.as_posix() for p in wheel.source_files(ROOT)
+                  if p.parts[0] == "normref" and p.suffix not in (".py", ".md"))
+    assert {"normref/labels.yml", "normref/figures/figures.yml", "normref/results/placement-cpu.json"} <= set(data), data
     assert not set(data) - set(names), f"data files left out of the wheel: {sorted(set(data) - set(names))}"
     assert not [n for n in names if n.startswith(("normsite", "tests", "docs", "snippets", "hooks"))]
     with zipfile.ZipFile(io.BytesIO(w.data)) as z:
@@ -42,6 +42,7 @@ def test_wheel_holds_normref_and_nothing_of_the_site(tmp_path, monkeypatch):
     # Ranges, not the site's exact pins: a reader keeps a working torch >= 2.4.
     assert "Requires-Dist: numpy>=2.0" in meta
     assert "Requires-Dist: PyYAML>=6.0" in meta  # the YAML data above is read by normref itself
+    assert "pydantic" not in meta  # the site's schema library, not the reader's
     assert 'Requires-Dist: torch>=2.4; extra == "torch"' in meta
     specs = [ln.split(":", 1)[1].split(";")[0] for ln in meta.splitlines() if ln.startswith("Requires-Dist")]
     assert specs and not [s for s in specs if "==" in s], specs
@@ -50,6 +51,10 @@ def test_wheel_holds_normref_and_nothing_of_the_site(tmp_path, monkeypatch):
     assert "Description-Content-Type: text/markdown" in meta
     assert meta.split("\n\n", 1)[1].strip() == (ROOT / wheel.README).read_text(encoding="utf-8").strip()
     assert "screenshot" not in meta and len(meta.split("\n\n", 1)[1].splitlines()) < 60
+    # Its CPU-only torch line is the site's own (requirements.txt's pin, PyTorch's CPU index).
+    from normsite import install
+
+    assert install.cpu_torch_line() in meta
 
 
 def test_two_builds_in_different_folders_give_the_same_bytes_and_honour_source_date_epoch(tmp_path, monkeypatch):

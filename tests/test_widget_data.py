@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from normref import data as nrdata
-from normref.glossary import default
+from normsite.content.glossary import default
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -428,7 +428,7 @@ def _filter(page, text: str):
 
 def _glossary_queries(lang: str) -> list[str]:
     """A zh name, an en name, an alias and a sub-word, from the glossary itself; and a miss."""
-    from normref.glossary import default
+    from normsite.content.glossary import default
 
     g = default()
     rms = g.get("rmsnorm")
@@ -439,7 +439,7 @@ def _glossary_queries(lang: str) -> list[str]:
 @pytest.mark.parametrize("lang", LANGS)
 def test_glossary_filter_counts(clean_tab, served, lang):
     from normref import data as nrdata
-    from normref.glossary import default
+    from normsite.content.glossary import default
 
     data = nrdata.get("glossary", lang)
     assert len(data) == len(default())
@@ -477,7 +477,7 @@ def test_glossary_filter_counts(clean_tab, served, lang):
 def test_glossary_filter_keeps_anchors_working(clean_tab, served, lang):
     """An anchor to an entry the filter hides clears the filter, and the entry is there to land on."""
     from normref import data as nrdata
-    from normref.glossary import default
+    from normsite.content.glossary import default
 
     data = nrdata.get("glossary", lang)
     g = default()

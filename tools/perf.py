@@ -147,7 +147,7 @@ def stamp() -> dict:
             "python": platform.python_version(), "torch": torch}
 
 
-PERF_JSON = ROOT / "normref" / "results" / "perf-build.json"  # CONTRIBUTING.md's performance table is rendered from it
+PERF_JSON = ROOT / "tools" / "perf-build.json"  # CONTRIBUTING.md's performance table is rendered from it
 
 
 def record(parts: dict, path: Path = PERF_JSON) -> dict:

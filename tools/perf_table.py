@@ -1,4 +1,4 @@
-"""CONTRIBUTING.md's performance table, rendered from what `make perf` recorded (normref/results/perf-build.json).
+"""CONTRIBUTING.md's performance table, rendered from what `make perf` recorded (tools/perf-build.json).
 
 Numbers we print about ourselves come from a tool, never typed: `make perf` (tools/perf.py) merges each
 part it measured (rmsnorm, build, serve, weight) into the JSON with its own stamp (CPU model, family and
@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PERF_JSON = ROOT / "normref" / "results" / "perf-build.json"
+PERF_JSON = ROOT / "tools" / "perf-build.json"
 DOC = ROOT / "CONTRIBUTING.md"  # the contributors' guide holds the table (the README is one screen)
-BEGIN = "<!-- perf-table: rendered by tools/perf_table.py from normref/results/perf-build.json; do not edit -->"
+BEGIN = "<!-- perf-table: rendered by tools/perf_table.py from tools/perf-build.json; do not edit -->"
 END = "<!-- /perf-table -->"
 
 

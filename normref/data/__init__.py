@@ -14,9 +14,10 @@ import json
 
 from .._registry import Registry
 
-__all__ = ["dataset", "get", "names", "to_json"]
+__all__ = ["dataset", "get", "names", "module_of", "to_json"]
 
 _REGISTRY = Registry(__name__, __path__, "dataset")
+_MODULES: dict[str, str] = {}  # name -> the module that registered it
 
 
 def dataset(name: str):
@@ -24,6 +25,7 @@ def dataset(name: str):
 
     def deco(fn):
         _REGISTRY.add(name, fn)
+        _MODULES[name] = fn.__module__
         return fn
 
     return deco
@@ -31,6 +33,13 @@ def dataset(name: str):
 
 def names() -> list[str]:
     return _REGISTRY.names()
+
+
+def module_of(name: str) -> str:
+    """The module that registered dataset ``name`` (a module of this package, or one a program plugged in:
+    normref._registry.plug); KeyError for an unknown name."""
+    _REGISTRY.get(name)
+    return _MODULES[name]
 
 
 def get(name: str, lang: str = "en"):

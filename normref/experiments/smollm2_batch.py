@@ -36,7 +36,7 @@ _TEXTS_FILE = Path(__file__).with_suffix(".yml")
 
 def _texts() -> tuple[str, ...]:
     """The sentences of smollm2_batch.yml: ``{en: [...], zh: [...]}``, each a non-empty list of non-empty strings."""
-    from ..schema import yaml_load
+    from .._yaml import yaml_load
 
     with _TEXTS_FILE.open(encoding="utf-8") as fh:
         raw = yaml_load(fh)

@@ -3,7 +3,7 @@
 A figure function takes ``(lang, theme)`` and returns a matplotlib Figure.
 It is registered with :func:`figure`; its alt text and caption, in both
 languages, live in ``figures.yml`` beside this file (prose belongs in a data
-file, not in Python), which :func:`texts` loads and validates. Figure modules in
+file, not in Python), which :func:`texts` loads and checks. Figure modules in
 this package are found automatically, so adding a figure means adding a
 decorated function in a module here and its entry in ``figures.yml``.
 
@@ -19,11 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import Annotated, Any
-
-from pydantic import BeforeValidator, field_validator
-
-from .. import cache, schema
+from .. import cache
+from .._yaml import yaml_load
 from .. import labels as _texts_of_code  # normref/labels.yml: the values' and experiments' short texts
 from .._registry import Registry
 
@@ -145,54 +142,83 @@ _PLACEHOLDER = _texts_of_code.PLACEHOLDER  # the labels' {{field}}/{{field:spec}
 
 
 
-_FigText = schema.Paragraphs  # {zh, en}, only stripped (the YAML folds the lines)
+_KEYS = ("phrases", "labels", "figures")
 
 
-class _FigureEntry(schema.Model):
-    alt: _FigText
-    caption: _FigText
+def _bilingual(value, where: str, errors: list[str]) -> dict[str, str] | None:
+    """{zh, en}, both non-empty text (only stripped: the YAML folds the lines); None with a problem in ``errors``."""
+    if not isinstance(value, dict):
+        errors.append(f"{where} must be a mapping with 'zh' and 'en' text, got {type(value).__name__}")
+        return None
+    extra = sorted(str(k) for k in set(value) - set(LANGS))
+    if extra:
+        errors.append(f"{where} has unknown language(s) {extra}; expected only 'zh' and 'en'")
+        return None
+    for lang in LANGS:
+        if not isinstance(value.get(lang), str) or not value[lang].strip():
+            errors.append(f"{where} has no {lang!r} text (both languages are required)")
+            return None
+    return {lang: value[lang].strip() for lang in LANGS}
+
+
+def _label_table(value, where: str, errors: list[str]) -> dict[str, str] | None:
+    """{English label: Chinese label} of one figure module; both non-empty, with the same {{fields}}."""
+    if not isinstance(value, dict):
+        errors.append(f"{where} must map English labels to Chinese ones, got {type(value).__name__}")
+        return None
+    ok = True
+    for en, zh in value.items():
+        if not (isinstance(en, str) and en.strip() and isinstance(zh, str) and zh.strip()):
+            errors.append(f"{where} maps {en!r} to {zh!r}; expected non-empty English and Chinese text")
+            ok = False
+        elif _placeholders(en) != _placeholders(zh):
+            errors.append(f"{where} label {en!r} has the fields {sorted(_placeholders(en))} but its Chinese "
+                          f"{zh!r} has {sorted(_placeholders(zh))}")
+            ok = False
+    return dict(value) if ok else None
 
 
 _placeholders = _texts_of_code.placeholders
 
 
-def _label_table(value):
-    """{English label: Chinese label} of one figure module; both non-empty, with the same {{fields}}."""
-    if not isinstance(value, dict):
-        raise schema.problem(f"must map English labels to Chinese ones, got {type(value).__name__}")
-    for en, zh in value.items():
-        if not (isinstance(en, str) and en.strip() and isinstance(zh, str) and zh.strip()):
-            raise schema.problem(f"maps {en!r} to {zh!r}; expected non-empty English and Chinese text")
-        if _placeholders(en) != _placeholders(zh):
-            raise schema.problem(f"label {en!r} has the fields {sorted(_placeholders(en))} but its Chinese "
-                                 f"{zh!r} has {sorted(_placeholders(zh))}")
-    return value
-
-
-class _TextsFile(schema.Model):
-    phrases: dict[str, _FigText] | None
-    labels: dict[str, Annotated[dict[str, str], BeforeValidator(_label_table)]] | None
-    figures: dict[str, Any]
-
-    @field_validator("figures", mode="before")
-    @classmethod
-    def _figures_mapping(cls, value):
-        if not isinstance(value, dict):
-            raise schema.problem(f"must be a mapping {{figure name: {{alt, caption}}}}, got {type(value).__name__}")
-        return value
-
-
 def parse_texts(raw, source: str = TEXTS.name) -> dict:
-    """Validate the parsed YAML: {"phrases": {name: {lang: text}}, "labels": {module: {en: zh}},
-    "figures": {name: {kind: {lang: text}}}} (``normref.schema`` checks each entry)."""
+    """Check the parsed YAML and return {"phrases": {name: {lang: text}}, "labels": {module: {en: zh}},
+    "figures": {name: {kind: {lang: text}}}}; FigureTextError naming the file, the entry and the key.
+
+    Plain checks, enough to fail clearly: the reader's normref needs no validation library. The site
+    validates the file whole with its pydantic schema (normsite.content.figure_texts)."""
+    if not isinstance(raw, dict):
+        raise FigureTextError(f"{source}: expected a mapping with the keys {', '.join(_KEYS)}, got {type(raw).__name__}")
+    extra = sorted(str(k) for k in set(raw) - set(_KEYS))
+    if extra:
+        raise FigureTextError(f"{source}: unknown key(s) {extra}; expected only {', '.join(_KEYS)}")
     errors: list[str] = []
-    top = schema.validate(_TextsFile, raw, source, {}, errors)
-    if top is not None:
-        figs = {str(k): e.model_dump() for k, e in schema.validate_entries(
-            _FigureEntry, top.figures, lambda k, _: f"{source}: figure {k!r}", errors)}
+    phrases, labels_, figs = raw.get("phrases") or {}, raw.get("labels") or {}, raw.get("figures")
+    out: dict = {"phrases": {}, "labels": {}, "figures": {}}
+    for key, table in (("phrases", phrases), ("labels", labels_), ("figures", figs)):
+        if not isinstance(table, dict):
+            what = "{figure name: {alt, caption}}" if key == "figures" else "{name: ...}"
+            errors.append(f"{source}: {key!r} must be a mapping {what}, got {type(table).__name__}")
     if errors:
         raise FigureTextError("\n".join(errors))
-    return {"phrases": dict(top.phrases or {}), "labels": dict(top.labels or {}), "figures": figs}
+    for name, text in phrases.items():
+        if (t := _bilingual(text, f"{source}: 'phrases'[{name!r}]", errors)) is not None:
+            out["phrases"][str(name)] = t
+    for module, table in labels_.items():
+        if (t := _label_table(table, f"{source}: 'labels'[{module!r}]", errors)) is not None:
+            out["labels"][str(module)] = t
+    for name, entry in figs.items():
+        where = f"{source}: figure {name!r}"
+        if not isinstance(entry, dict) or sorted(entry) != sorted(TEXT_KINDS):
+            got = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
+            errors.append(f"{where}: expected a mapping with the keys {', '.join(TEXT_KINDS)}, got {got}")
+            continue
+        texts_ = {kind: _bilingual(entry[kind], f"{where}: {kind!r}", errors) for kind in TEXT_KINDS}
+        if None not in texts_.values():
+            out["figures"][str(name)] = texts_
+    if errors:
+        raise FigureTextError("\n".join(errors))
+    return out
 
 
 def label(module: str, lang: str, en: str, fields: Mapping) -> str:
@@ -236,10 +262,8 @@ def texts(path: Path | None = None) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _load_texts(path: Path) -> dict:
-    import yaml  # PyYAML; imported here so that rendering a figure does not need it
-
     with path.open(encoding="utf-8") as fh:
-        return parse_texts(schema.yaml_load(fh), path.name)
+        return parse_texts(yaml_load(fh), path.name)
 
 
 def check_texts(path: Path | None = None) -> None:

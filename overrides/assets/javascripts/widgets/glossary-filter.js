@@ -1,8 +1,8 @@
 /* Glossary filter (glossary page): a search box that narrows the entries as
  * you type, matching the zh name, the en name and every alias (the embedded
- * glossary data, normref.glossary's terms), and says how many are shown.
+ * glossary data, normsite.content.glossary's terms), and says how many are shown.
  * An entry is its <h3 id=TERM> and everything after it up to the next h2/h3,
- * as normref.glossary.render_markdown writes it; a group heading is hidden
+ * as normsite.content.glossary.render_markdown writes it; a group heading is hidden
  * when none of its entries is shown, and so are their lines in the table of
  * contents (else Material's scroll spy, whose hidden headings all sit at the top,
  * marks the last entry current and scrolls the contents to it). A query that

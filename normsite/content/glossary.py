@@ -1,4 +1,4 @@
-"""The glossary's data: load and validate ``normref/glossary.yml``.
+"""The glossary's data: load and validate ``glossary.yml`` (beside this module).
 
 One YAML file is the single source of the site's vocabulary. This module only
 reads and checks it; the site layer (``normsite.glossary``) renders the glossary
@@ -7,7 +7,7 @@ pages, links terms on every page and lists the search checks.
 ``load`` validates everything up front and raises ``GlossaryError`` (a
 ValueError) that names the offending term: a term without both languages, a
 duplicate id or alias, a see-also target that is not a term. The MkDocs hook
-turns that into a failed build. This module never imports MkDocs or the site layer.
+turns that into a failed build. This module never imports MkDocs.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, field_validator, model_validator
 
+from normref.bilingual import LANGS  # the one definition
+
 from . import schema
 
-__all__ = ["DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "ProseException", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
+__all__ = ["READS", "DATA", "LANGS", "GLOSSARY_PAGE", "Glossary", "ProseException", "GlossaryError", "Term", "load", "parse", "default", "is_han"]
 
+# The files this loader reads, relative to its folder (a literal: the cache reads it from the source).
+READS = __cache_files__ = ("glossary.yml",)
 DATA = Path(__file__).with_name("glossary.yml")
-from .bilingual import LANGS  # the one definition
 GLOSSARY_PAGE = "glossary.md"  # docs path of the glossary page, the same in both languages
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -283,7 +286,7 @@ def _fail(source: str, errors: list[str]) -> GlossaryError:
 def parse(raw, source: str = "glossary data") -> Glossary:
     """Validate already-parsed YAML (a dict) and build the Glossary. Collects all problems, then raises.
 
-    Each entry is checked by its schema (``normref.schema``); the checks below relate
+    Each entry is checked by its schema (``normsite.content.schema``); the checks below relate
     entries to each other: unique ids and spellings, see-also targets, groups, jieba parts."""
     errors: list[str] = []
     top = schema.validate(_GlossaryData, raw, source, {}, errors)

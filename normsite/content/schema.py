@@ -1,8 +1,8 @@
 """One validation layer for the project's YAML data files, on pydantic 2.
 
-The glossary (``normref/glossary.yml``), the quiz (``normref/data/quiz.yml``), the
-figure texts (``normref/figures/figures.yml``) and the claim ledger
-(``normsite/data/claims.yml``) each describe their entries as :class:`Model`
+The glossary (``glossary.yml``), the quiz (``quiz.yml``) and the claim ledger
+(``claims.yml``), all in this folder, and normref's figure texts
+(``normref/figures/figures.yml``, :mod:`.figure_texts`) each describe their entries as :class:`Model`
 subclasses built from the field types here: bilingual text, ids, lists of
 strings. Only rules that relate one entry to another (a duplicate id, a see-also
 target) stay hand-written in each loader.
@@ -11,7 +11,8 @@ Every problem becomes one line naming the file, the entry and the field, and
 saying what was expected: ``glossary.yml: term 'rms': 'short' has no 'en' text
 (both languages are required)``. :func:`validate_entries` validates a list of
 entries one by one, so a loader reports every bad entry at once and can still
-check the good ones against each other. This module never imports the site layer.
+check the good ones against each other. pydantic is the site's dependency, not normref's: normref reads
+its own YAML with plain checks.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 
-from .bilingual import LANGS
+from normref._yaml import yaml_load  # noqa: F401 (the loaders' reader, re-exported)
+from normref.bilingual import LANGS
 
 __all__ = ["ID", "Model", "Problem", "problem", "Text", "Paragraphs", "Sentence", "Slug", "Strings", "validate",
-           "validate_entries", "entry_name", "describe", "report"]
+           "validate_entries", "entry_name", "describe", "report", "yaml_load"]
 
 ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -174,11 +176,3 @@ def entry_name(kind: str) -> Callable[[Any, Any], str]:
             return f"{kind} {item['id']!r}"
         return f"{kind} #{key + 1}" if isinstance(key, int) else f"{kind} {key!r}"
     return name
-
-
-def yaml_load(stream) -> Any:
-    """A YAML file's data through PyYAML's safe loader: libyaml's when PyYAML was built with it (the same
-    data, several times faster on the card bank and the glossary), else the pure-Python one."""
-    import yaml
-
-    return yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

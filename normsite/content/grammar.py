@@ -1,9 +1,9 @@
-"""The one directive grammar: ``[[KIND]]`` or ``[[KIND: NAME]]``, as the pages and normref's data texts write them.
+"""The one directive grammar: ``[[KIND]]`` or ``[[KIND: NAME]]``, as the pages and the site's content write them.
 
 Every reader of directives builds its pattern here: the site layer's table of what the prepare pass
 expands (``normsite.directives.KINDS``), the install lines (``normsite.install``), the snippet install
 blocks (``normsite.takehome``), the ledger's and the card bank's value checks (``normsite.ledger``,
-``normref.data.cards``). So the syntax is written once, and a directive one reader sees, every reader sees.
+``normsite.content.cards``). So the syntax is written once, and a directive one reader sees, every reader sees.
 Nothing here knows what a kind means.
 """
 

@@ -14,8 +14,8 @@ fails with it). The site layer (``normsite.practice``) renders the cards and
 checks what normref cannot see: that each evidence anchor exists on its page,
 each claim in the ledger, each value in normref.values.
 
-pydantic is imported when the file is loaded, not when this module is: the
-reader's wheel imports every dataset module and does not depend on pydantic.
+pydantic is imported when the file is loaded, not when this module is: importing it stays cheap for the
+MkDocs process. The drill widget's data (:func:`cards_index`) is the dataset "cards" of :mod:`.datasets`.
 """
 
 from __future__ import annotations
@@ -24,13 +24,15 @@ import functools
 import re
 from pathlib import Path
 
-from . import dataset
-from .._directives import names, pattern
-from ..bilingual import LANGS
+from normref.bilingual import LANGS
 
-__all__ = ["DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "SHORT_UNITS", "DEEP_UNITS", "CardError", "load", "parse",
+from .grammar import names, pattern
+
+__all__ = ["READS", "DATA", "INTERVALS", "NEW_PER_DAY", "SOURCED", "SHORT_UNITS", "DEEP_UNITS", "CardError", "load", "parse",
            "typed_numbers", "values_used", "cards_index", "spoken_units", "speakable_problems"]
 
+# The files this loader reads, relative to its folder (a literal: the cache reads it from the source).
+READS = __cache_files__ = ("cards.yml", "spoken.yml")
 DATA = Path(__file__).with_name("cards.yml")
 _ID = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _LINK = r"^[a-z0-9][a-z0-9-]*\.md#[A-Za-z0-9_-]+$"
@@ -88,7 +90,7 @@ def _models():
             bad = typed_numbers(v)
             if bad:
                 raise ValueError(f"typed number(s) {bad}: write [[value: NAME]] (normref.values), "
-                                 f"or add a sourced fact to normref.data.cards.SOURCED")
+                                 f"or add a sourced fact to normsite.content.cards.SOURCED")
             return v
 
     class FollowUp(BaseModel):
@@ -188,7 +190,7 @@ def load(path: str | Path = DATA):
     """Read and validate a card YAML file."""
     import yaml
 
-    from .. import schema  # pydantic, with it: imported when a file is loaded
+    from . import schema  # pydantic, with it: imported when a file is loaded
 
     path = Path(path)
     if not path.is_file():
@@ -206,7 +208,6 @@ def default():
     return load(DATA)
 
 
-@dataset("cards")
 def cards_index(lang):
     """What the drill widget schedules: the topics (id, title) and the cards (id, topic, follow-ups) in page
     order. The cards' text is on the page itself (typeset math, filled values), where the widget reads it."""

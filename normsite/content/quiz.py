@@ -1,9 +1,9 @@
 """The interview page's multiple-choice quiz, loaded from ``quiz.yml`` and validated.
 
-The questions live in a data file (``normref/data/quiz.yml``), not in Python.
+The questions live in a data file (``quiz.yml``, beside this module), not in Python.
 This module loads and checks them (a question missing a language, a
 duplicate id, an answer index out of range: ValueError naming the question)
-and gives the quiz widget its data through ``@dataset("quiz")``. Turning the
+and gives the quiz widget its data (:func:`quiz`, the dataset "quiz" of :mod:`.datasets`). Turning the
 questions into page Markdown is the site layer's job (``normsite.quiz``).
 """
 
@@ -15,13 +15,15 @@ from typing import Any
 
 from pydantic import field_validator, model_validator
 
-from . import dataset
-from .. import schema
+from normref.bilingual import LANGS  # the one definition
 
-__all__ = ["DATA", "LANGS", "LETTERS", "QUIZ", "QuizError", "load", "parse", "quiz"]
+from . import schema
 
+__all__ = ["READS", "DATA", "LANGS", "LETTERS", "QUIZ", "QuizError", "load", "parse", "quiz"]
+
+# The files this loader reads, relative to its folder (a literal: the cache reads it from the source).
+READS = __cache_files__ = ("quiz.yml",)
 DATA = Path(__file__).with_name("quiz.yml")
-from ..bilingual import LANGS  # the one definition
 LETTERS = "ABCDEFGH"
 
 
@@ -108,7 +110,6 @@ def _lang(lang: str) -> str:
     return lang
 
 
-@dataset("quiz")
 def quiz(lang):
     """The questions in one language: id, prompt, options, answer index, explanation."""
     lang = _lang(lang)
