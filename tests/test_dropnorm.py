@@ -224,20 +224,18 @@ def test_lns_fixes_it_is_derived_from_the_lab():
 
 
 @pytest.mark.models
-def test_deep_layers_contribute_little_is_derived_from_smollm2():
-    """Sun et al.: deep Pre-LN layers contribute little. On SmolLM2 (one model, one text, one block dropped at a
-    time) no single threshold decides it (issue T): the deep half is judged cheaper when its median cost is lower
-    and it holds more blocks under at least two of three fixed cut-offs. Then the data leans the paper's way, but
-    one model cannot say more than 'depends on the model'; a deep half no cheaper is 'not reproduced here'. The
-    page's exception is checked too: the last two blocks are costlier than the deep half's median by far."""
+def test_one_text_leans_the_papers_way():
+    """The curse-of-depth section's one-text result, as the page states it: on SmolLM2's one text (one block
+    dropped at a time) the deep half is judged cheaper when its median cost is lower and it holds more blocks
+    under at least two of three fixed cut-offs (issue T), and the last two blocks are costlier than the deep
+    half's median by far. The ledger's verdict rests on eight texts instead (tests/test_normfree.py), where
+    the lean is gone; the page says so."""
     from normref.experiments.layer_drop import layer_drop
     from normref.values.dropnorm import CUTS
 
     delta = np.asarray(layer_drop()["delta"])
     L = len(delta)
     first, second = delta[:L // 2], delta[L // 2:]
-    cheaper_by_median = np.median(second) < np.median(first)
-    cheaper_by_cutoffs = sum((second < c).sum() > (first < c).sum() for c in CUTS.values()) >= 2
-    derived = "model-dependent" if cheaper_by_median and cheaper_by_cutoffs else "not-reproduced"
+    assert np.median(second) < np.median(first)
+    assert sum((second < c).sum() > (first < c).sum() for c in CUTS.values()) >= 2
     assert delta[-1] > 4 * np.median(second) and delta[-2] > 4 * np.median(second)
-    assert derived == _verdict("deep-pre-ln-layers-contribute-little")

@@ -183,3 +183,43 @@ def test_a_rerun_of_a_few_cells_matches_the_committed_report(rep, real_models):
         subs = {mod: nf._DyT(mod.norm, c["alpha"], c["scale"], True) for (_, mod), c in zip(sites, rep["calibration"])}
         with nf._substituted(net, subs):
             assert nf._ce_from(net, xs[0], 0, cos, sin, ids) == pytest.approx(r["dyt_keep0_all"], abs=1e-3)
+
+
+# ------------------------------------------------------------------ the ledger's verdicts, from the committed run
+
+
+def _verdict(claim_id: str) -> str:
+    from normsite.ledger import load
+
+    return {c.id: c.verdict for c in load().claims}[claim_id]
+
+
+def test_deep_layers_contribute_little_is_derived_from_eight_texts(rep):
+    """Sun et al.: deep Pre-LN layers contribute little. Over the texts, the deep half is judged cheaper to drop
+    only when the 95% interval of its per-text median cost minus the first half's lies below zero and, on
+    average, more than half of the cheapest blocks are deep (the interval's low end above half). Then one model
+    says at most 'depends on the model'; otherwise 'not reproduced here' (issue T's rule). The page's other
+    measure, the angular distance, is checked for the direction the page states."""
+    h = nf.summarize(rep)["halves"]
+    deep_cheaper = h["second_minus_first"]["hi"] < 0 and h["cheapest_deep"]["lo"] > h["cheapest_k"] / 2
+    derived = "model-dependent" if deep_cheaper else "not-reproduced"
+    assert derived == _verdict("deep-pre-ln-layers-contribute-little")
+    # the page: the deep half turns the stream a little more, not less
+    assert h["angular_second_minus_first"]["lo"] > 0
+
+
+def test_a_trained_norm_is_removable_only_with_fine_tuning(rep):
+    """Heimersheim; Baroni et al.: LayerNorm can be removed from a trained model, fine-tuning while it goes
+    (their evidence). Without fine-tuning, SmolLM2 with every norm frozen must break (the stream overflows, or
+    the cost exceeds one nat), with and without position 0 kept: then the verdict is 'holds with a condition',
+    the fine-tuning. Were the frozen model fine without training, the claim would simply hold."""
+    s = nf.summarize(rep)
+
+    def broken(e):
+        return e["overflowed"] == s["n_texts"] or ("mean" in e and e["lo"] > 1.0)
+
+    derived = "condition" if broken(s["freeze_all"]) and broken(s["freeze_keep0_all"]) else "holds"
+    assert derived == _verdict("trained-norm-removable")
+    # the page: position 0 carries most of one norm's freeze cost
+    one, keep0 = np.asarray(s["freeze_one"]["mean"])[:-1], np.asarray(s["freeze_keep0_one"]["mean"])[:-1]
+    assert keep0.sum() < 0.5 * one.sum() and np.median(keep0) < np.median(one)

@@ -43,12 +43,13 @@ NEW_PER_DAY = 10
 
 # Digits a card may type: sourced facts, not measurements. Years; the papers' numbers (Xiong et al.'s 8.45 and
 # about 34 BLEU, 4000 and 500 warmup steps; LLaMA's 2000; the RMSNorm paper's 7%–64%, 6.9% and 6.25%; DeepNet's
-# 1000 layers; ViT-22B's 8B, written 80 亿; OLMo 2's 7B and 13B, 70 亿 and 130 亿; LayerNorm Scaling's smallest model, 130M, 1.3 亿); layer and formula counts (layer 0 and 1, "one" and "two"; Mix-LN's
+# 1000 layers; ViT-22B's 8B, written 80 亿; OLMo 2's 7B and 13B, 70 亿 and 130 亿; LayerNorm Scaling's smallest model, 130M, 1.3 亿;
+# Heimersheim's 500M fine-tuning tokens, 5 亿, and his 0.05 nats of cross-entropy); layer and formula counts (layer 0 and 1, "one" and "two"; Mix-LN's
 # quarter; K3's equation numbers); the parameters an exercise gives (add 10, n_layer 24); the torch and
 # transformers versions; the 99th percentile's name.
 SOURCED = frozenset({
     "0", "1", "2", "3", "4", "6", "8", "12", "8.45", "34", "4000", "500", "2000", "7%", "64%", "6.9%", "6.25%",
-    "1000", "80", "7", "13", "70", "130", "1.3", "2.13", "5.24.0", "10", "24", "11", "9", "99", "2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024", "2026",
+    "1000", "80", "7", "13", "70", "130", "1.3", "2.13", "5.24.0", "10", "24", "5", "0.05", "11", "9", "99", "2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024", "2026",
 })
 # What is not prose to the digit check: value directives, math, code, names that carry digits (SmolLM2-135M,
 # GPT-2, K3, L2, Qwen3.5-0.8B, §2.3.1, Q1), and links.
