@@ -100,7 +100,10 @@ register({
     "normfree.n_tokens": lambda: str(_rep()["n_tokens"]),
     "normfree.n_norms": lambda: str(len(_rep()["sites"])),
     "normfree.base": lambda: _ci(_s()["base"]),
-    **{f"normfree.all.{k}": (lambda lang, k=k: _all(k, lang)) for k in KINDS},
+    # all norms at once: the cost (or the overflow said plainly), and on how many texts the stream overflowed
+    **{f"normfree.all.{k}": (lambda lang, k=k: _all(k, lang)) for k in ("freeze", "dyt", "dyt_keep0")},
+    **{f"normfree.all.{k}.overflowed": (lambda k=k: str(_s()[f"{k}_all"]["overflowed"]))
+       for k in ("freeze", "freeze_keep0")},
     # one norm at a time, over the norms inside the blocks
     **{f"normfree.one.{k}.median": (lambda k=k: fmt(float(np.median(_inner(k))), 2)) for k in KINDS},
     **{f"normfree.one.{k}.max": (lambda k=k: fmt(float(_one(k).max()), 2)) for k in KINDS},
