@@ -125,6 +125,9 @@ register({
     **{f"normfree.one.{k}.pos0_share": (lambda k=k: fmt(100 * (1 - _inner(f"{k}_keep0").sum() / _inner(k).sum()), 0) + "%")
        for k in ("freeze", "dyt")},
     "normfree.pos0.max_site": lambda lang: _site_text(int(_pos0_ratio().argmax()), lang),
+    # the means alone, for answers said out loud (an interval is not read aloud)
+    **{f"normfree.halves.{k}.mean": (lambda k=k: fmt(_s()["halves"][k]["mean"], 2)) for k in ("first_median", "second_median")},
+    "normfree.all.dyt.mean": lambda: fmt(_s()["dyt_all"]["mean"], 0),
     "normfree.drop.max": lambda: fmt(float(np.max(_s()["drop"]["mean"])), 2),
     "normfree.drop.max_block": lambda: str(int(np.argmax(_s()["drop"]["mean"])) + 1),
     "normfree.drop.last": lambda: fmt(float(_s()["drop"]["mean"][-1]), 2),
