@@ -198,10 +198,11 @@ def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callabl
 POOLED = ("value", "table", "data", "ledger", "practice", "quiz")
 
 
-def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, **kw) -> cache.Step | None:
+def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, *, kinds: tuple = POOLED,
+                      **kw) -> cache.Step | None:
     """The cache step of one directive's expansion (:func:`expand_one`'s arguments), found without computing
-    it; None for a kind that is not cached (or an error, which the page loop then reports)."""
-    if kind not in POOLED:
+    it; None for a kind not among ``kinds`` or not cached (or an error, which the page loop then reports)."""
+    if kind not in kinds:
         return None
     token = _PROBE.set(True)
     try:
