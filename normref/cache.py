@@ -42,7 +42,7 @@ from pathlib import Path
 from ._imports import imported
 from ._registry import registered_modules
 
-__all__ = ["LIBS", "location", "cache_dir", "user_cache_dir", "MARKER", "made_by_normref", "recorded_entries", "folder", "closure", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
+__all__ = ["LIBS", "location", "cache_dir", "user_cache_dir", "MARKER", "made_by_normref", "recorded_entries", "folder", "closure", "declared_files", "relative", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
            "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "GUARD", "guard", "clear", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI.
@@ -245,6 +245,15 @@ def _cache_files(tree: ast.Module, module: str) -> tuple[str, ...]:
     return ()
 
 
+def _shallow(tree: ast.Module) -> bool:
+    """Does the module declare ``__cache_shallow__ = True``: a dispatcher whose function-level imports are
+    each result's own business (normsite.directives: a value's expansion imports normref.values, the
+    ledger's normsite.ledger), so that only its module-level imports count in a closure, and each result
+    names in its key the modules its call reaches?"""
+    return any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "__cache_shallow__" for t in n.targets)
+               and isinstance(n.value, ast.Constant) and n.value.value is True for n in tree.body)
+
+
 def _has_registry(tree: ast.Module) -> bool:
     """Does the module build a Registry at its top level (and so import its package's modules by
     name, at run time)?"""
@@ -257,7 +266,11 @@ def _scan(module: str) -> tuple[frozenset[str], tuple[str, ...], bool]:
     """(imported module names, __cache_files__, builds a registry) of a first-party module."""
     path = module_file(module)
     tree = ast.parse(path.read_bytes(), str(path))
-    return frozenset(imports_in(tree, module, path.name == "__init__.py")), _cache_files(tree, module), \
+    scanned = tree
+    if _shallow(tree):  # its module-level statements only (a class body runs at import; a function's does not)
+        scanned = ast.Module(body=[n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
+                             type_ignores=[])
+    return frozenset(imports_in(scanned, module, path.name == "__init__.py")), _cache_files(tree, module), \
         _has_registry(tree)
 
 
@@ -318,6 +331,23 @@ def script_imports(source: str | bytes, filename: str = "<script>") -> tuple[str
 def script_closure(source: str | bytes, filename: str = "<script>") -> tuple[str, ...]:
     """The normref modules a script (a snippet, a notebook's code) reaches, found from its imports."""
     return closure(script_imports(source, filename))
+
+
+def declared_files(module: str) -> tuple[Path, ...]:
+    """The data files ``module`` declares in ``__cache_files__`` (paths relative to its folder), resolved."""
+    path = module_file(module)
+    return tuple((path.parent / rel).resolve() for rel in _scan(module)[1])
+
+
+def relative(path: str | Path) -> str:
+    """``path`` as the re-run log and a cache key write it: relative to the checkout (the folder that holds
+    normref), with forward slashes; a path outside it as given. No key holds an absolute path, so a moved
+    checkout finds its results."""
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(_package_root(PACKAGE).parent).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
 
 
 @functools.lru_cache(maxsize=None)
@@ -436,9 +466,11 @@ def _record_path(s: Step) -> Path:
 
 
 def _parts(s: Step) -> dict:
+    mods = closure(s.code) if s.code else ()
     return {"key": s.key,
             "inputs": {k: digest(v) for k, v in s.inputs},
-            "code": {m: hashlib.sha256(_module_source(m)).hexdigest() for m in closure(s.code)} if s.code else {},
+            "code": {m: hashlib.sha256(module_file(m).read_bytes()).hexdigest() for m in mods},
+            "files": {relative(f): hashlib.sha256(f.read_bytes()).hexdigest() for m in mods for f in declared_files(m)},
             "versions": versions_hash(s.libs)}
 
 
@@ -462,6 +494,10 @@ def why(s: Step) -> str:
     gone = sorted(set(old_code) - set(now["code"]))
     if files or gone:
         out.append("code changed (" + ", ".join(files + [f"{m} no longer imported" for m in gone]) + ")")
+    old_files, new_files = before.get("files", {}), now["files"]
+    data = [f for f in new_files if old_files.get(f) != new_files[f]] + sorted(set(old_files) - set(new_files))
+    if data:
+        out.append("data files changed (" + ", ".join(data) + ")")
     if before.get("versions") != now["versions"]:
         old = dict(p.split("=", 1) for p in before.get("versions", "").split(";") if "=" in p)
         new = dict(p.split("=", 1) for p in now["versions"].split(";") if "=" in p)

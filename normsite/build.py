@@ -264,7 +264,8 @@ class Site:
         html_text = assets.wrap_data(html_text)
         # Math and term links are pure functions of the page: cached by content (normsite.stepcache).
         html_text, n_math = stepcache.cached("math", f"{self.lang}:{src_uri}", {"html": html_text},
-                                             lambda: mathtex.typeset(html_text, src_uri), libs=("pykatex",))
+                                             lambda: mathtex.typeset(html_text, src_uri), modules=("normsite.mathtex",),
+                                             libs=("pykatex",))
         html_text = assets.inject(html_text, url, has_math=n_math > 0)
         # Only prose pages: notebooks carry code output, and the glossary links its own terms explicitly.
         if glossary_url is not None and src_uri != gl.GLOSSARY_PAGE and src_uri.endswith(".md"):
@@ -273,7 +274,7 @@ class Site:
                 "terms", f"{self.lang}:{src_uri}",
                 {"html": html_text, "glossary link": href, "glossary": self.glossary_digest},
                 lambda: site_glossary.link_terms(html_text, self.glossary, self.lang, href)[0],
-                modules=("normsite.content.glossary",))
+                modules=("normsite.glossary",))
         html_text, _ = reading.zoomable_figures(html_text)
         if src_uri == gl.GLOSSARY_PAGE:
             html_text, _ = reading.index_term_forms(html_text, self.glossary, self.lang)
@@ -313,7 +314,8 @@ class Site:
     def post_page(self, output: str, src_uri: str) -> str:
         if notebooks.is_notebook(src_uri):  # a megabyte of nbconvert's HTML and CSS to scan: a cached page step
             output = stepcache.cached("scrub", f"{self.lang}:{src_uri}", {"html": output},
-                                      lambda: notebooks.scrub_page(output, src_uri, self.lang), libs=("tinycss2",))
+                                      lambda: notebooks.scrub_page(output, src_uri, self.lang), modules=("normsite.notebooks",),
+                                      libs=("tinycss2",))
         else:
             output = notebooks.scrub_page(output, src_uri, self.lang)
         if src_uri == printed.PRINT_PAGE:
@@ -349,7 +351,7 @@ class Site:
             # one page re-does that chapter only, not the whole edition.
             return tuple(stepcache.cached("print-chapter", f"{self.lang}:{c.url}", {
                 "html": c.html, "title": c.title, "print page": print_url, "chapter titles": json.dumps(tops)},
-                lambda: list(work()), libs=("beautifulsoup4",)))
+                lambda: list(work()), modules=("normsite.printed",), libs=("beautifulsoup4",)))
 
         def compute() -> list[str]:
             page = printed.print_page(output, url, pages, each=chapter)
@@ -358,7 +360,8 @@ class Site:
         # A pure function of the page, the chapters' HTML and the site code: cached like math and terms
         # (stepcache), so a warm build neither re-assembles the chapters nor scans them for CJK.
         try:
-            output, chars = stepcache.cached("print", f"{self.lang}:{url}", {"page": output, "chapters": json.dumps(pages)}, compute)
+            output, chars = stepcache.cached("print", f"{self.lang}:{url}", {"page": output, "chapters": json.dumps(pages)}, compute,
+                                            modules=("normsite.printed",))
         except ValueError as e:
             raise SiteError(f"{printed.PRINT_PAGE}: {e}") from e
         if self.site_dir is not None:

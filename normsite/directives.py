@@ -21,12 +21,14 @@ An unknown name, a missing or failing snippet raises SiteError naming the page
 and the directive.
 
 What a figure, value, table, data, ledger or quiz directive expands to is cached
-(normref's cache, kind "directives"), keyed by the directive, the page's language
-(and, for a figure, its folder), the code of the registry it reads (the import
-closure of normref.values, normref.data or the figure's module, and the data files its
-modules declare: a content loader's READS), normref's data files (figures.yml, the committed
-results) and the site layer's code; the ledger's key also covers claims.yml, both languages' pages
-(its evidence links) and tests/ (the tests it names). A warm build then runs no experiment code at all, not even to unpickle a
+(normref's cache, kind "directives"), keyed by exactly what it reads: the directive, the page's language
+(and, for a figure, its folder and its own entry of figures.yml, parsed), the code that computes it (the
+import closure of the module that registers the value, table, data or figure, of this module's own
+module-level imports, and of the site module that renders it: normsite.ledger, normsite.practice,
+normsite.quiz), the data files those modules declare (``__cache_files__``: the committed results, a content
+loader's READS) and the labels.yml sections of the modules in that closure (normref.labels.key_inputs). The
+ledger's key also covers both languages' pages (their anchors) and, of the test files it names, which tests
+they define; the card bank's, its pages' anchors and titles. No key holds an absolute path. A warm build then runs no experiment code at all, not even to unpickle a
 result, and imports no torch. ``COUNTS`` says, by kind, how many expansions this
 process computed and found cached (prepare's summary line).
 """
@@ -36,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import hashlib
 import html
 import json
 import re
@@ -46,8 +47,12 @@ from pathlib import Path
 from normref import cache, labels
 from .content.grammar import pattern
 
-from . import SiteError, snippets, stepcache
+from . import SiteError, snippets
 from .assets import page_relative
+
+# Each kind of directive names the modules its expansion calls (_cached's ``modules``), so the cache follows only this
+# module's module-level imports (normref.cache.closure), not the function-level imports of every kind at once.
+__cache_shallow__ = True
 
 # The directives prepare expands, by kind: does it take a NAME? One pattern finds them all (normsite.content.grammar,
 # the one grammar: a kind that takes none, or a missing name, is expand_one's error, naming the page).
@@ -129,28 +134,21 @@ def table_md(table) -> str:
     return "\n".join(lines)
 
 
-@functools.lru_cache(maxsize=None)
-def _data_files() -> str:
-    """SHA-256 of normref's data files (YAML and JSON beside its modules): figure texts, the
-    glossary, the quiz, committed results. Some are read at call time and so are not part of
-    any module's import closure."""
-    h = hashlib.sha256()
-    root = Path(cache.__file__).resolve().parent
-    for f in sorted(p for p in root.rglob("*") if p.suffix in (".yml", ".yaml", ".json") and p.is_file()):
-        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()
+def figure_texts(name: str) -> str:
+    """What a figure's expansion reads of figures.yml, parsed: its own entry and the phrases it fills in (through
+    phrases, as normref.figures fills them), as JSON. A comment, or another figure's entry, leaves it unchanged."""
+    from normref import figures
 
-
-def _file_digest(path: Path) -> str:
-    """SHA-256 of one file, by path, size and mtime (the figure texts a build reads: figures.TEXTS, which
-    need not be the package's own file)."""
-    st = Path(path).stat()
-    return _digest_of(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=None)
-def _digest_of(path: str, size: int, mtime_ns: int) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    t = figures.texts()
+    entry = t["figures"].get(name)
+    used: dict[str, dict] = {}
+    todo = [text for kind in (entry or {}).values() for text in kind.values()]
+    while todo:
+        for m in labels.PLACEHOLDER.finditer(todo.pop()):
+            if m.group(1) in t["phrases"] and m.group(1) not in used:
+                used[m.group(1)] = t["phrases"][m.group(1)]
+                todo.extend(used[m.group(1)].values())
+    return json.dumps({"entry": entry, "phrases": used}, ensure_ascii=False, sort_keys=True)
 
 
 class _Probed(Exception):
@@ -178,13 +176,14 @@ def one_pass():
 
 def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callable[[], str]) -> str:
     """The expansion of one directive for one language, through the one cache recipe (normref.cache.step_of):
-    its parameters, normref's data files, normsite's code and the import closure of ``modules``."""
+    its parameters, the import closure of ``modules`` (what computes it) and of this module, the data files
+    they declare and their sections of labels.yml (normref.labels.key_inputs)."""
     memo, at = _STEPS.get(), (kind, name, tuple(sorted((k, str(v)) for k, v in params.items())), tuple(modules))
     s = memo.get(at) if memo is not None else None
     if s is None:
-        s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=modules,
-                          inputs={**{k: str(v) for k, v in params.items()}, "normref data files": _data_files(),
-                                  **labels.key_inputs(cache.closure(modules)), **stepcache.site_files()})
+        code = (*modules, __name__)
+        s = cache.step_of("directives", f"{kind}:{name}[{params['lang']}]", suffix=".json", code=code,
+                          inputs={**{k: str(v) for k, v in params.items()}, **labels.key_inputs(cache.closure(code))})
         if memo is not None:
             memo[at] = s
     if _PROBE.get():
@@ -199,10 +198,11 @@ def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callabl
 POOLED = ("value", "table", "data", "ledger", "practice", "quiz")
 
 
-def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, **kw) -> cache.Step | None:
+def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, *, kinds: tuple = POOLED,
+                      **kw) -> cache.Step | None:
     """The cache step of one directive's expansion (:func:`expand_one`'s arguments), found without computing
-    it; None for a kind that is not cached (or an error, which the page loop then reports)."""
-    if kind not in POOLED:
+    it; None for a kind not among ``kinds`` or not cached (or an error, which the page loop then reports)."""
+    if kind not in kinds:
         return None
     token = _PROBE.set(True)
     try:
@@ -265,13 +265,13 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
     if kind == "quiz":
         from . import quiz
 
-        return _cached("quiz", "quiz", {"lang": lang}, ("normsite.content.quiz",),
+        return _cached("quiz", "quiz", {"lang": lang}, ("normsite.quiz",),
                        lambda: expand(quiz.render_markdown(lang), lang, src_uri, generated=generated))
     try:
         if kind == "figure":
             here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
             return _cached("figure", name, {"lang": lang, "page folder": here, "generated": generated,
-                                            "figures.yml": _file_digest(figures.TEXTS)},
+                                            "its texts in normref/figures/figures.yml": figure_texts(name)},
                            (figures.module_of(name),),
                            lambda: figure_md(name, lang, src_uri, generated))
         if kind == "snippet":
@@ -324,26 +324,51 @@ def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) 
         raise SiteError(f"{src_uri}: [[practice]] needs the docs folders")
     here = Path(docs_dirs[lang])
     pages = sorted(here.rglob("*.md"))
-    inputs = {"cards": cards.DATA.read_bytes(), "claims": ledger_bytes(), "page titles": json.dumps(page_titles(here)),
-              "page anchors": _anchor_table(pages)}
+    # cards.yml, spoken.yml and claims.yml: the READS of the loaders in normsite.practice's closure
+    inputs = {"page titles": json.dumps(page_titles(here)), "page anchors": _anchor_table(pages, here.parent)}
     return _cached("practice", "practice", {"lang": lang, **inputs, "generated": generated},
-                   ("normref.values", "normsite.practice"),
+                   ("normref.values", "normsite.practice", "normsite.ledger"),
                    lambda: expand(practice.expand(practice.DIRECTIVE, lang, here, page_titles(here)), lang, src_uri,
                                   generated=generated))
 
 
-def _anchor_table(pages: list[Path]) -> str:
+def _anchor_table(pages: list[Path], docs_root: Path) -> str:
     """What the ledger and the card bank read of the pages: each page's anchors and their labels
-    (normsite.ledger.anchors). A prose edit that moves no anchor does not re-check them."""
+    (normsite.ledger.anchors), by its path under ``docs_root`` (the folder of the languages' docs folders:
+    "en/formulas.md"). A prose edit that moves no anchor does not re-check them."""
     from . import ledger
 
-    return json.dumps({str(p): ledger._anchors_of(p) for p in pages}, ensure_ascii=False, sort_keys=True)
+    return json.dumps({Path(p).relative_to(docs_root).as_posix(): ledger._anchors_of(p) for p in pages},
+                      ensure_ascii=False, sort_keys=True)
 
 
-def ledger_bytes() -> bytes:
-    from . import ledger
+_TEST_FILE = re.compile(rb"tests/[A-Za-z0-9_]+\.py")
 
-    return ledger.DATA.read_bytes()
+
+def _tests_defined(claims: bytes, root: Path) -> str:
+    """What the ledger reads of the tests: for each test file claims.yml names, the tests it defines
+    (normsite.ledger.check_tests: functions, classes and their methods), or that it is missing. A comment
+    or a test's body leaves this unchanged."""
+    out = {}
+    for rel in sorted({m.group(0).decode() for m in _TEST_FILE.finditer(claims)}):
+        p = Path(root) / rel
+        out[rel] = _defined_in(p, p.stat().st_mtime_ns, p.stat().st_size) if p.is_file() else None
+    return json.dumps(out, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _defined_in(path: Path, mtime_ns: int, size: int) -> list[str]:
+    import ast
+
+    def names(body, prefix=""):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield f"def {prefix}{node.name}"
+            elif isinstance(node, ast.ClassDef):
+                yield f"class {prefix}{node.name}"
+                yield from names(node.body, f"{prefix}{node.name}::")
+
+    return sorted(names(ast.parse(path.read_bytes(), str(path)).body))
 
 
 def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) -> str:
@@ -357,9 +382,9 @@ def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) 
         raise SiteError(f"{src_uri}: [[ledger]] needs the docs folders and the repository")
     here = Path(docs_dirs[lang])
     pages = [p for d in docs_dirs.values() for p in sorted(Path(d).rglob("*.md"))]
-    tests = sorted((Path(root) / "tests").glob("*.py"))
-    inputs = {"claims": ledger.DATA.read_bytes(), "page anchors": _anchor_table(pages),
-              "tests": stepcache.digest(*(str(p) + "\0" + p.read_text(encoding="utf-8") for p in tests))}
+    # claims.yml: normsite.ledger's READS, in the key through its code
+    inputs = {"page anchors": _anchor_table(pages, here.parent),
+              "tests it names": _tests_defined(ledger.DATA.read_bytes(), Path(root))}
 
     def compute() -> str:
         try:
@@ -368,7 +393,7 @@ def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) 
             raise SiteError(f"{src_uri}: {e}") from e
         return expand(md, lang, src_uri)
 
-    return _cached("ledger", "ledger", {"lang": lang, **inputs}, ("normref.values",), compute)
+    return _cached("ledger", "ledger", {"lang": lang, **inputs}, ("normref.values", "normsite.ledger"), compute)
 
 
 def substitute(markdown: str, expansions: dict, src_uri: str) -> str:

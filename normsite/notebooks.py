@@ -98,8 +98,8 @@ def _code(path: Path) -> str:
                          else line for block in src for line in block.splitlines())
 
     # Parsing a notebook with jupytext is the slow part of a warm build's notebook checks: cached by its text.
-    return stepcache.cached("nbcode", str(path), {"format": Path(path).suffix, "text": text}, compute,
-                            libs=("jupytext",))
+    return stepcache.cached("nbcode", cache.relative(path), {"format": Path(path).suffix, "text": text}, compute,
+                            modules=("normsite.notebooks",), libs=("jupytext",))
 
 
 def notebook_imports(path: str | Path) -> tuple[str, ...]:

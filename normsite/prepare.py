@@ -318,7 +318,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-generated", action="store_true", help="draw no figures (a figure becomes its caption)")
     ap.add_argument("--roots", help='the site\'s root URL per language, as JSON ({"zh": URL, "en": URL}; default: the default site_url\'s)')
     ap.add_argument("--out", help="where to write the manifest (default: the cache's prepare/<fingerprint>.json)")
+    ap.add_argument("--plan", nargs="+", metavar="PATH", help="compute nothing: print, one a line, every result "
+                    "whose key an edit to PATH changes (the edit in the working tree, else a comment added)")
     args = ap.parse_args(argv)
+    if args.plan:
+        from . import plan
+
+        return plan.main(args.plan)
     dirs: dict[str, Path] = {}
     for item in args.docs or [f"{lang}={ROOT / 'docs' / lang}" for lang in LANGS]:
         lang, sep, d = item.partition("=")

@@ -72,7 +72,10 @@ def cache_entries(index, extra: tuple = (), prepare: Callable[[], None] = lambda
         content, url, title, meta, toc = page_inputs(page)
         inputs = {"search settings": settings, **{f"extra {i}": e for i, e in enumerate(extra)},
                   "html": content, "url": url, "title": title, "metadata": meta, "table of contents": toc}
+        # the code: this module's, and the glossary's word parts taught to jieba (normsite.glossary, by the build's
+        # prepare callback; the glossary's own digest is among ``extra``)
         index.entries.extend(stepcache.cached("search", f"{lang}:{page.url}", inputs, compute,
+                                              modules=("normsite.searchcache", "normsite.glossary"),
                                               libs=("jieba", "mkdocs-material")))
 
     index.add_entry_from_context = add_cached

@@ -231,3 +231,23 @@ def test_why_names_a_library_that_is_no_longer_counted(tmp_path, monkeypatch):
     cache.step(cache.step_of("t", "libs", libs=("numpy",)), lambda: b"x")
     s = cache.step_of("t", "libs", libs=())
     assert cache.why(s).startswith("library versions changed (numpy ") and s.key != cache.step_of("t", "libs").key
+
+
+def test_a_miss_names_the_declared_data_file_that_changed_relative(pkg_copy):
+    """A data file a module declares (__cache_files__) is named by itself in the re-run log, relative to the
+    checkout, not as an edit to the module's code."""
+    def run():
+        s = cache.step_of("t", "bench", code=("normref.results",), libs=())
+        return cache.step(s, lambda: b"x")[1]
+
+    run()
+    pkg_copy("results/bench-cpu.json", " ")
+    assert run() is False
+    assert cache.WHY[-1] == "t/bench: data files changed (normref/results/bench-cpu.json)", cache.WHY[-1]
+
+
+def test_a_shallow_module_counts_only_its_module_level_imports():
+    """normsite.directives dispatches to every kind inside functions; each expansion names its own modules."""
+    found = cache.closure(("normsite.directives",))
+    assert "normsite.assets" in found and "normsite.content.grammar" in found
+    assert not {"normsite.practice", "normsite.ledger", "normsite.content.cards", "normref.values"} & set(found)

@@ -113,10 +113,45 @@ def test_the_ledger_and_the_cards_are_rechecked_when_an_anchor_moves_not_when_pr
         import os
 
         os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 1_000_000))  # a new mtime, as an edit
-        return directives._anchor_table([page])
+        return directives._anchor_table([page], tmp_path)
 
     before = table()
     page.write_text(page.read_text(encoding="utf-8").replace("Some prose.", "Other prose."), encoding="utf-8")
     assert table() == before
     page.write_text(page.read_text(encoding="utf-8").replace("{ #grad }", "{ #gradients }"), encoding="utf-8")
     assert table() != before and "gradients" in table()
+
+
+def test_a_page_step_keys_on_the_modules_it_names_not_on_every_site_file():
+    """An edit to a normsite module re-runs only the page steps whose code imports it (no blanket site key);
+    no step may be made without naming its code."""
+    from normref import cache
+
+    math = cache.closure(("normsite.mathtex",))
+    assert "normsite.mathtex" in math and "normsite.colab" not in math and "normsite.content.cards" not in math
+    step = stepcache.step_of("math", "en:formulas.md", {"html": "<p>x</p>"}, modules=("normsite.mathtex",))
+    assert not any("normsite/" in name for name, _ in step.inputs)  # no file-by-file site layer among the inputs
+    with pytest.raises(ValueError, match="modules"):
+        stepcache.step_of("math", "en:formulas.md", {"html": "<p>x</p>"}, modules=())
+
+
+def test_the_ledger_keys_on_the_tests_it_names_defining_them_not_on_their_text(tmp_path):
+    from normsite import directives
+
+    (tmp_path / "tests").mkdir()
+    test = tmp_path / "tests" / "test_x.py"
+    test.write_text("def test_a():\n    assert True\n", encoding="utf-8")
+    claims = b"test: tests/test_x.py::test_a\n"
+
+    def table():
+        import os
+
+        os.utime(test, ns=(test.stat().st_atime_ns, test.stat().st_mtime_ns + 1_000_000))  # a new mtime, as an edit
+        return directives._tests_defined(claims, tmp_path)
+
+    before = table()
+    assert "def test_a" in before and str(tmp_path) not in before  # relative: no absolute path in a key
+    test.write_text("# a comment\ndef test_a():\n    assert 1 == 1\n", encoding="utf-8")
+    assert table() == before
+    test.write_text("def test_b():\n    assert True\n", encoding="utf-8")
+    assert table() != before

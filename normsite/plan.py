@@ -1,0 +1,154 @@
+"""What an edit re-runs, found without computing anything: ``python -m normsite.prepare --plan PATH…``.
+
+Each result of a build is a cache step (normref.cache.step_of). :func:`keys` makes the key of every one a
+prepare pass asks for (each figure variant, snippet, notebook and directive expansion of both languages'
+pages, the wheel) and, for the page steps the MkDocs builds run on each page's HTML, the part of their key
+that is not the page (their code, by step). :func:`plan` makes them for the tree as it is and for a copy of
+it with the edits applied, each in a fresh process run in its own tree (keys hold no absolute path, so the
+copy's keys equal the original's where nothing changed), and lists the results whose key differs: exactly
+what the build would compute again, by the key recipe itself rather than by a second account of it.
+The Anki deck is listed when a practice expansion is (its inputs are a subset of theirs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import LANGS
+
+__all__ = ["PAGE_STEPS", "keys", "plan", "COPIED"]
+
+ROOT = Path(__file__).resolve().parent.parent
+# The page steps of a MkDocs build (normsite.build, searchcache, practice): the modules each names as its code.
+PAGE_STEPS = {"math": ("normsite.mathtex",), "terms": ("normsite.glossary",), "scrub": ("normsite.notebooks",),
+              "print-chapter": ("normsite.printed",), "print": ("normsite.printed",),
+              "search": ("normsite.searchcache", "normsite.glossary"), "nbcode": ("normsite.notebooks",),
+              "csstrim": ("normsite.csstrim",)}
+# What a copy of the tree holds: everything a key reads.
+COPIED = ("normref", "normsite", "snippets", "tests", "docs", "pyproject.toml", "README.md", "LICENSE")
+
+
+def keys(root: Path = ROOT) -> dict[str, str]:
+    """{result: its key} for the tree at ``root`` (this process must run there: its normref and normsite)."""
+    from normref import cache, figures
+
+    from . import directives, nbexec, snippets, wheel
+
+    out: dict[str, str] = {}
+    dirs = {lang: root / "docs" / lang for lang in LANGS}
+    for lang, docs in dirs.items():
+        for name in directives.referenced(docs, "figure"):
+            for theme in figures.THEMES:
+                s = figures.step_of(name, lang, theme)
+                out[f"{s.kind}/{s.name}"] = s.key
+        for name in directives.referenced(docs, "snippet"):
+            s = snippets.step_of(name)
+            out[f"{s.kind}/{s.name}"] = s.key
+        for nb in sorted((docs / "notebooks").glob("*.py")):
+            s = nbexec.step_of(nb)
+            out[f"{s.kind}/{s.name}"] = s.key
+        kw = {"generated": True, "root": root, "docs_dirs": dict(dirs)}
+        with directives.one_pass():
+            for md in sorted(docs.rglob("*.md")):
+                src = md.relative_to(docs).as_posix()
+                for m in directives.PREPARED.finditer(md.read_text(encoding="utf-8")):
+                    s = directives.step_of_directive(m.group("kind"), m.group("name"), lang, src,
+                                                     kinds=(*directives.POOLED, "figure"), **kw)
+                    if s is not None:
+                        out[f"{s.kind}/{s.name}"] = s.key
+    files = wheel.source_files(root)
+    out["wheels/normref"] = cache.digest(*(p for f in files for p in (f.as_posix(), (root / f).read_bytes())))
+    for step, modules in PAGE_STEPS.items():
+        out[f"pages/{step}:* (every page)"] = cache.code_hash(modules)
+    return out
+
+
+def _keys_in(tree: Path) -> dict[str, str]:
+    with tempfile.TemporaryDirectory(prefix="normref-plan-cache-") as nothing:  # keys only: nothing is stored
+        env = dict(os.environ, PYTHONPATH=str(tree), NORMREF_CACHE=nothing, PYTHONDONTWRITEBYTECODE="1")
+        proc = subprocess.run([sys.executable, "-c", "import json, sys; from normsite import plan; "
+                           "json.dump(plan.keys(), sys.stdout)"], cwd=tree, env=env, capture_output=True,
+                              text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"computing the keys in {tree} failed:\n{proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout)
+
+
+def _copy(root: Path, into: Path) -> Path:
+    for name in COPIED:
+        src = root / name
+        if src.is_dir():
+            shutil.copytree(src, into / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        elif src.is_file():
+            shutil.copy2(src, into / name)
+    return into
+
+
+def _apply(tree: Path, edits: dict) -> Path:
+    for rel, text in edits.items():
+        f = tree / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return tree
+
+
+def plan(edits: dict[str, str | bytes], root: Path = ROOT, before: dict[str, str] | None = None,
+         base: dict[str, str | bytes] | None = None) -> list[str]:
+    """The results whose key the ``edits`` ({path relative to ``root``: its new content}) change, sorted.
+    ``before``: the keys of the tree as it is (:func:`keys` of ``root``), when already made; ``base``: files of
+    the tree before the edits, where they differ from ``root`` (the last commit's, for an edit at hand)."""
+    for rel in [*edits, *(base or {})]:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts or Path(rel).parts[0] not in COPIED:
+            raise ValueError(f"edits must name files under {', '.join(COPIED)}, relative to the checkout, got {rel!r}")
+    with tempfile.TemporaryDirectory(prefix="normref-plan-") as tmp:
+        if before is None:
+            before = _keys_in(_apply(_copy(root, Path(tmp) / "before"), base or {}))
+        after = _keys_in(_apply(_copy(root, Path(tmp) / "after"), {**(base or {}), **edits}))
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    if any(k.startswith("directives/practice:") for k in changed):
+        changed.append("pages/anki:practice deck")
+    return changed
+
+
+def an_edit(root: Path, rel: str) -> tuple[bytes | None, bytes]:
+    """(the file before, after) for ``--plan PATH``: the last commit's and the working tree's, when they differ
+    (the edit at hand); else None (as it is) and the file with a comment line added (a .py or .yml file), a
+    line of prose (.md) or one space (any other)."""
+    path = root / rel
+    text = path.read_bytes() if path.is_file() else b""
+    committed = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=root, capture_output=True)
+    if committed.returncode == 0 and committed.stdout != text:
+        return committed.stdout, text
+    suffix = path.suffix
+    return None, text + (b"\n# an edit\n" if suffix in (".py", ".yml", ".yaml") else b"\nAn edit.\n" if suffix == ".md" else b" ")
+
+
+def main(paths: list[str], root: Path = ROOT) -> int:
+    """``python -m normsite.prepare --plan PATH…``: one line per result an edit to the PATHs re-runs."""
+    rels = []
+    for p in paths:
+        full = Path(p).resolve()
+        try:
+            rels.append(full.relative_to(root).as_posix())
+        except ValueError:
+            print(f"prepare --plan: {p} is not inside the checkout {root}", file=sys.stderr)
+            return 2
+    base, edits = {}, {}
+    for rel in rels:
+        before, after = an_edit(root, rel)
+        if before is not None:
+            base[rel] = before
+        edits[rel] = after
+    try:
+        for line in plan(edits, root, base=base):
+            print(line)
+    except ValueError as e:
+        print(f"prepare --plan: {e}", file=sys.stderr)
+        return 2
+    return 0
