@@ -22,8 +22,8 @@ $(STAMP): requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
-# Both languages side by side (normsite.sitebuild): the Chinese build runs the prepare pass, the English
-# one waits for its manifest, then each renders its pages; Chinese at site/, English at site/en/.
+# Both languages (normsite.sitebuild): the prepare pass once (none when nothing it reads changed), then
+# both MkDocs builds side by side; Chinese at site/, English at site/en/.
 build: $(STAMP)
 	$(PY) -m normsite.sitebuild
 

@@ -59,8 +59,7 @@ GLOSSARY_DIRECTIVE = "[[glossary]]"
 ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/, tests/ (the ledger names tests)
 
 
-def no_generated() -> bool:
-    return os.environ.get("NORMREF_NO_GENERATED", "") not in ("", "0")
+no_generated = prepare.no_generated
 
 
 def nav_titles(items, out: dict | None = None) -> dict[str, str]:
@@ -82,7 +81,7 @@ class Site:
         if lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
         self.lang, self.docs_dir = lang, Path(docs_dir)
-        self.rebuild = rebuild  # a rebuild under `mkdocs serve`: the prepare pass runs only when what it reads changed
+        self.rebuild = rebuild  # a rebuild under `mkdocs serve` (the prepare pass, as every build, runs only when what it reads changed)
         self.site_dir = Path(site_dir) if site_dir is not None else None
         self.reading_order: dict[str, str] = {}  # {docs path: nav title}, in the nav's order
         self.rendered: dict[str, tuple[str, str]] = {}  # {docs path: (url, HTML)} of Markdown pages
@@ -181,7 +180,7 @@ class Site:
         out: list[tuple[str, bytes | str]] = list(self.takehome.files())  # the wheel: every build's install lines need it
         out += self.reading_files(sources, theme_dirs)
         dirs = ahead.docs_dirs(self.lang, self.docs_dir)
-        self.manifest = prepare.obtain(dirs, self.generated_work, run=self.lang == "zh", reuse=self.rebuild, roots=self.roots)
+        self.manifest = prepare.obtain(dirs, self.generated_work, roots=self.roots)
         self.prepare_log = self.manifest["log"]
         mine = self.manifest["langs"][self.lang]
         if self.manifest["ran"]:

@@ -14,10 +14,11 @@ The MkDocs process only substitutes the manifest (:func:`obtain`,
 :func:`normsite.directives.substitute`): it imports no torch, no matplotlib and
 no normref experiment, and because this pass is a fresh process, ``mkdocs
 serve`` sees every normref and normsite edit on its next rebuild by
-construction. The Chinese build (first) always runs it; the English build
-reuses the manifest when its inputs (:func:`fingerprint`) are unchanged, else
-runs it too; so does a rebuild under `mkdocs serve`, where a prose edit (a page
-whose directives, anchors and title stay: :func:`page_reads`) needs no pass. A
+construction. `make build` (:mod:`normsite.sitebuild`) runs it once, before
+both MkDocs builds; a build, or a rebuild under `mkdocs serve`, reuses the
+manifest a pass wrote for the same inputs (:func:`fingerprint`), so a warm
+build and a prose edit (a page whose directives, anchors and title stay:
+:func:`page_reads`) start no pass, and runs one when they changed. A
 directive that cannot be expanded is kept in the manifest as its error, and the
 page that holds it fails the build naming it.
 
@@ -40,7 +41,7 @@ from normref import cache
 
 from . import LANGS, SiteError
 
-__all__ = ["ROOT", "fingerprint", "page_reads", "manifest_path", "prepare", "obtain", "main", "HEAVY", "heavy_modules", "why_lines"]
+__all__ = ["ROOT", "fingerprint", "page_reads", "manifest_path", "prepare", "obtain", "no_generated", "PASS", "PASS_RAN", "main", "HEAVY", "heavy_modules", "why_lines"]
 
 ROOT = Path(__file__).resolve().parent.parent
 # What prepare reads besides the pages: the code and data it runs, the snippets, the tests the ledger names.
@@ -87,6 +88,11 @@ def page_reads(markdown: str, lang: str) -> str:
     return json.dumps({"directives": [m.group(0) for text in (joined, markdown) for m in directives.PREPARED.finditer(text)],
                        "anchors": ledger.anchors(markdown), "title": directives.page_title(markdown)},
                       ensure_ascii=False, sort_keys=True)
+
+
+def no_generated() -> bool:
+    """NORMREF_NO_GENERATED set (not "" or "0"): a build draws no figures and executes nothing."""
+    return os.environ.get("NORMREF_NO_GENERATED", "") not in ("", "0")
 
 
 def manifest_path(fp: str) -> Path:
@@ -263,40 +269,43 @@ def _write(path: Path, manifest: dict) -> None:
 # ---------------------------------------------------------------- the build's side (the MkDocs process)
 
 
-# How long a build waits for the manifest of the pass another build runs (normsite.sitebuild): a cold
-# pass takes minutes on two cores; this only stops a build whose partner died without being stopped.
-WAIT_S = 3600
+# Set by normsite.sitebuild for the Chinese build when it has just run the pass for both builds: that manifest's
+# file name. The build then reports the pass's work as its own (its log counts what was drawn and run), and a
+# build that finds other inputs than the pass had fails instead of running a second pass beside the other build.
+PASS_RAN = "NORMREF_PASS_RAN"
+PASS = "NORMREF_PASS"
 
 
-def _wait_for(path: Path, after_ns: int) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not (path.is_file() and path.stat().st_mtime_ns >= after_ns):
-        if time.monotonic() > deadline:
-            raise SiteError(f"no prepare pass wrote {path} within {WAIT_S} s (NORMREF_PREPARE_AFTER is set: "
-                            "the Chinese build started beside this one should have)")
-        time.sleep(0.05)
+def _reusable(path: Path) -> dict | None:
+    """The manifest at ``path`` when every file it names is still in the cache, else None."""
+    if not path.is_file():
+        return None
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if all(Path(f).is_file() for lang in manifest["langs"].values()
+           for f in [*lang["files"].values(), *lang["executed"].values()]):
+        return manifest
+    return None
 
 
-def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool = True, reuse: bool = False,
-           roots: Mapping[str, str] | None = None) -> dict:
-    """The manifest for ``dirs``: from a fresh ``python -m normsite.prepare`` process, or (``run`` False)
-    the one already written for the same inputs when there is one. ``reuse`` (a rebuild under `mkdocs
-    serve`): run the pass unless nothing it reads changed since it wrote a manifest whose files are all
-    still in the cache (a prose edit). Its "log" is the line to print. A failed pass raises SiteError with
-    the end of its output."""
+def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, roots: Mapping[str, str] | None = None) -> dict:
+    """The manifest for ``dirs``: the one a pass wrote for the same inputs (:func:`fingerprint`: the code, the
+    pages' directives, anchors and titles) while every file it names is still in the cache, else a fresh
+    ``python -m normsite.prepare`` process's. So a warm build and a prose edit under `mkdocs serve` start no
+    pass, and any edit the pass reads runs one. Its "log" is the line to print. A failed pass raises SiteError
+    with the end of its output."""
     path = manifest_path(fingerprint(dirs, generated, roots=roots))
-    after = os.environ.get("NORMREF_PREPARE_AFTER", "")
-    if not run and after:  # normsite.sitebuild: the Chinese build beside this one writes it (a fresh pass)
-        _wait_for(path, int(after))
-    if not run and path.is_file():
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        return dict(manifest, ran=False, log=f"normref prepare: inputs unchanged, reused {path.name}")
-    if reuse and path.is_file():
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        if all(Path(f).is_file() for lang in manifest["langs"].values()
-               for f in [*lang["files"].values(), *lang["executed"].values()]):
-            return dict(manifest, ran=False, log=f"normref prepare: nothing the pass reads changed "
-                                                 f"(the code, the pages' directives, anchors and titles), reused {path.name}")
+    manifest = _reusable(path)
+    expected = os.environ.get(PASS)
+    if expected and expected != path.name:  # normsite.sitebuild ran the pass for other inputs than this build's
+        raise SiteError(f"normsite.sitebuild prepared {expected}, but this build's inputs make {path.name} "
+                        "(a docs folder, the site's address or NORMREF_NO_GENERATED differs between them)")
+    if manifest is not None:
+        if os.environ.get(PASS_RAN) == path.name:  # normsite.sitebuild ran it for this build, just now
+            return dict(manifest, ran=True, name=path.name,
+                        log="\n".join([manifest["summary"], *why_lines(manifest.get("why", []))]))
+        return dict(manifest, ran=False, name=path.name,
+                    log=f"normref prepare: inputs unchanged (the code, the pages' directives, anchors and titles), "
+                        f"reused {path.name}")
     cmd = [sys.executable, "-m", "normsite.prepare", "--out", str(path)]
     cmd += [a for lang, d in dirs.items() for a in ("--docs", f"{lang}={Path(d).resolve()}")]
     cmd += [] if generated else ["--no-generated"]
@@ -308,7 +317,7 @@ def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, run: bool 
         raise SiteError(f"python -m normsite.prepare failed (exit status {proc.returncode}):\n"
                         f"{(proc.stderr or proc.stdout).strip()[-3000:]}")
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    return dict(manifest, ran=True, log="\n".join([manifest["summary"], *why_lines(manifest.get("why", []))]))
+    return dict(manifest, ran=True, name=path.name, log="\n".join([manifest["summary"], *why_lines(manifest.get("why", []))]))
 
 
 def main(argv: list[str] | None = None) -> int:

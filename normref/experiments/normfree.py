@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from ..usage import positive_int
+from .layer_drop import ce_from as _ce_from, streams as _streams
 
 __all__ = ["MODEL", "N_TOKENS", "texts", "norm_sites", "fit_dyt", "calibrate", "measure_text", "run_all",
            "summarize", "bootstrap_mean", "add_arguments", "run"]
@@ -183,43 +184,6 @@ def fit_dyt(x, xhat, gain, *, grid: int = 241) -> dict:
     tot = float((w * (y - mean) ** 2).sum())
     alpha = math.exp(best[1])
     return {"alpha": alpha, "scale": s, "r2": 1.0 - err / tot, "linear": bool(alpha * float(np.abs(x).max()) < 0.1)}
-
-
-def _streams(net, ids):
-    """The stream entering each block and the final norm (31 tensors of (1, T, d)), with RoPE's cos and sin."""
-    import torch
-
-    from ..models.llama import rope_angles
-
-    cfg = net.cfg
-    cos, sin = rope_angles(len(ids), cfg.head_dim, cfg.rope_base)
-    x = net.tok_emb(torch.as_tensor([list(ids)], dtype=torch.long))
-    xs = [x]
-    for b in net.blocks:
-        x = b(x, cos, sin)
-        xs.append(x)
-    return xs, cos, sin
-
-
-def _ce_from(net, x, start: int, cos, sin, ids, skip: int | None = None) -> float | None:
-    """Cross-entropy with the forward resumed at block ``start`` from stream ``x`` (block ``skip`` left out);
-    None when the stream overflows float32 on the way (a substitution can make it grow without bound)."""
-    import torch
-
-    from .layer_drop import cross_entropy
-
-    try:
-        for i in range(start, len(net.blocks)):
-            if i != skip:
-                x = net.blocks[i](x, cos, sin)
-        logits = net.final_norm(x) @ net.tok_emb.weight.T
-    except ValueError as e:  # a real RMSNorm downstream refuses a stream that overflowed float32
-        if "NaN or inf" not in str(e):
-            raise
-        return None
-    if not bool(torch.isfinite(logits).all()):
-        return None
-    return cross_entropy(logits[0], ids)
 
 
 def _tokens(m, text: str) -> list[int]:
