@@ -1,24 +1,22 @@
-"""The build's slow work, done ahead and on every core: figures, snippets and notebooks of both languages.
+"""The build's slow work as one plan, executed on every core: figures, snippets, notebooks and directive expansions.
 
-Left to the page loop, a cold build draws each figure, runs each experiment
-and each snippet one after another on one core, and the English build (a
-second process, after the Chinese one) draws its own figures the same way. So
-the prepare pass (:mod:`normsite.prepare`, a fresh process the Chinese build starts)
-asks :func:`run` for everything both languages' pages will need: every
-referenced figure in both languages and themes, every snippet's output and every
-executed notebook (:mod:`normsite.nbexec`). The
-misses go to a pool of processes, one per core (:mod:`normsite.pool`, torch on
-one thread each; a cached experiment two figures need is computed once, see
-:func:`normsite.locks.locked`); what is already cached costs one file check.
-The page loops of both builds then find everything in the cache.
+:func:`plan` lists every result the pages of both languages ask for, one :class:`Task` per cache key: every
+referenced figure in both languages and themes, every snippet's output, every executed notebook
+(:mod:`normsite.nbexec`) and every directive expansion that computes normref results
+(:data:`normsite.directives.POOLED`). Each task's key is made without computing anything (the recipes of
+normref.cache.step_of; for a directive, :func:`normsite.directives.recipe`). :func:`run` then hands the
+misses to one pool (:mod:`normsite.pool`, a process per core, torch on one thread each), longest first by
+the CPU seconds each took when it was last computed (:func:`order`); what is already cached costs one file
+check. The page loops of both builds then find everything in the cache.
 
-The results are the same bytes a serial build makes: each figure is drawn by
-the same code on one torch thread either way, and a snippet is a subprocess
-either way.
+The results are the same bytes a serial build makes: each figure is drawn by the same code on one torch thread
+either way, and a snippet is a subprocess either way.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from normref import cache
 
 from . import LANGS, SiteError, directives, nbexec, snippets
 
-__all__ = ["Ahead", "docs_dirs", "run"]
+__all__ = ["Ahead", "Task", "docs_dirs", "plan", "order", "run"]
 
 
 @dataclass
@@ -49,6 +47,18 @@ class Ahead:
     figure_steps: dict = field(default_factory=dict)  # {(name, lang, theme): its cache step}, found once per pass
 
 
+@dataclass(frozen=True)
+class Task:
+    """One result the pass asks for: what it is (``kind``: figure, directive, notebook or snippet, and ``what``:
+    (name, lang, theme), (kind, name, lang), the notebook's source or the snippet's name), its cache step, and
+    the pool call that computes it into the cache (normsite.pool's (function, *arguments))."""
+
+    kind: str
+    what: object
+    step: cache.Step
+    call: tuple
+
+
 def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
     """{lang: docs folder} of the languages a build can see: docs/zh and docs/en when ``docs_dir`` is one
     of a pair named by language, else just its own."""
@@ -58,6 +68,82 @@ def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
         if all(d.is_dir() for d in pair.values()):
             return pair
     return {lang: docs_dir}
+
+
+def _figure_tasks(dirs: dict[str, Path]) -> list[Task]:
+    from normref import figures  # its registry; no matplotlib (that comes with a render, in the pool)
+
+    known = set(figures.declared())  # from the figure modules' source: no matplotlib on a warm build
+    jobs = []
+    for lang, d in dirs.items():
+        for name, pages in directives.referenced(d, "figure").items():
+            if name not in known:
+                raise SiteError(f"unknown figure {name!r} referenced in {', '.join(pages)}; "
+                                f"known: {', '.join(sorted(known))}")
+            jobs += [(name, lang, theme) for theme in figures.THEMES]
+    # Every figure's first variant (the one that computes the experiments it draws) before any second.
+    return [Task("figure", j, figures.step_of(*j), (figures.render_task, *j)) for j in figures.schedule(jobs)]
+
+
+def _snippet_tasks(dirs: dict[str, Path]) -> list[Task]:
+    out = []
+    for name in dict.fromkeys(n for d in dirs.values() for n in directives.referenced(d, "snippet")):
+        try:
+            out.append(Task("snippet", name, snippets.step_of(name), (_run_snippet, name)))
+        except FileNotFoundError:
+            continue  # the page loop names the page that asks for it
+    return out
+
+
+def _directive_tasks(directive_jobs) -> list[Task]:
+    out = []
+    for kind, name, lang, src, kw in directive_jobs:
+        step = directives.step_of_directive(kind, name, lang, src, **kw)
+        if step is not None:
+            out.append(Task("directive", (kind, name, lang), step, (directives.expand_task, kind, name, lang, src, kw)))
+    return out
+
+
+def plan(dirs: dict[str, Path], notebooks=(), *, draw: bool = True, directive_jobs=()) -> list[Task]:
+    """Every result the pages of ``dirs`` ({lang: docs folder}) ask for, once per cache key, computing nothing:
+    their figures (none when ``draw`` is False: their directives become captions), snippets, the ``notebooks``
+    (source paths) and the ``directive_jobs`` ((kind, name, lang, page, keyword arguments), normsite.directives.POOLED).
+    An unknown figure raises SiteError naming its pages."""
+    tasks = (_figure_tasks(dirs) if dirs and draw else []) + _directive_tasks(directive_jobs)
+    tasks += [Task("notebook", str(src), nbexec.step_of(src), (nbexec.execute, str(src))) for src in dict.fromkeys(notebooks)]
+    tasks += _snippet_tasks(dirs)
+    return list({(t.step.kind, t.step.key): t for t in tasks}.values())
+
+
+# Where the pass keeps the CPU seconds each result took when it was last computed: {kind/name: seconds}.
+COSTS = "costs.json"
+
+
+def _costs() -> dict[str, float]:
+    path = cache.folder("prepare") / COSTS
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def _remember_costs(tasks: list[Task], cpu_s: list[float]) -> None:
+    costs = _costs() | {f"{t.step.kind}/{t.step.name}": round(c, 3) for t, c in zip(tasks, cpu_s)}
+    path = cache.folder("prepare") / COSTS
+    tmp = path.with_name(f".tmp-{os.getpid()}-{COSTS}")
+    tmp.write_text(json.dumps(costs, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)  # atomic: two passes at once leave one whole file
+
+
+def order(tasks: list[Task]) -> list[Task]:
+    """The order the pool takes the misses in: longest first, by the CPU seconds each took when it was last
+    computed under its name; one never computed before first of all (a cold build: in plan order, which puts
+    the figures' first variants, those that run the experiments, ahead). The slow ones start early, and the
+    quick ones fill the cores at the end."""
+    costs = _costs()
+    known = sorted((t for t in tasks if f"{t.step.kind}/{t.step.name}" in costs),
+                   key=lambda t: -costs[f"{t.step.kind}/{t.step.name}"])
+    return [t for t in tasks if f"{t.step.kind}/{t.step.name}" not in costs] + known
 
 
 def _missing(step: cache.Step, out: Ahead) -> bool:
@@ -73,77 +159,50 @@ def _run_snippet(name: str) -> bool:
     return snippets.run(name)[1]
 
 
+def _tally(out: Ahead, task: Task, was_hit) -> None:
+    """Count what one pool task did into ``out``."""
+    if task.kind == "directive":
+        out.directive_tasks[task.what[0]] = out.directive_tasks.get(task.what[0], 0) + 1
+        for kind, (done, hit) in was_hit.items():
+            c = out.directives.setdefault(kind, [0, 0])
+            c[0] += done
+            c[1] += hit
+    elif task.kind == "snippet":
+        if was_hit:  # another process (the other language's build, a test) ran it meanwhile
+            out.snippets_cached += 1
+        else:
+            out.snippets_run.add(task.what)
+    elif task.kind == "notebook":
+        if was_hit:
+            out.notebooks_cached += 1
+        else:
+            out.notebooks_run.add(task.what)
+    elif task.kind == "figure":
+        if was_hit:
+            out.figures_cached += 1
+        else:
+            out.figures_drawn.add(task.what)
+
+
 def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool = True,
         directive_jobs: list[tuple] = ()) -> Ahead:
-    """Draw the referenced figures of every language in ``dirs``, run every referenced snippet and
-    execute the ``notebooks`` (source paths; normsite.nbexec), the cache's misses in parallel. An
-    unknown figure raises SiteError naming its pages; a failing snippet or notebook cell raises
-    SiteError naming it. ``draw`` False: no figures (their directives become captions). ``directive_jobs``:
-    (kind, name, lang, page, keyword arguments) of directives to expand (normsite.directives.POOLED), the
-    missing ones on the pool too (normsite.directives.expand_task)."""
-    jobs, snips = [], []
-    if dirs and draw:
-        from normref import figures  # its registry; no matplotlib (that comes with a render, in the pool)
-
-        known = set(figures.declared())  # from the figure modules' source: no matplotlib on a warm build
-    for lang, d in dirs.items():
-        for name, pages in directives.referenced(d, "figure").items() if draw else ():
-            if name not in known:
-                raise SiteError(f"unknown figure {name!r} referenced in {', '.join(pages)}; "
-                                f"known: {', '.join(sorted(known))}")
-            jobs += [(name, lang, theme) for theme in figures.THEMES]
-        snips += [n for n in directives.referenced(d, "snippet") if n not in snips]
-    out = Ahead()
-    fig_missing = []
-    for j in dict.fromkeys(jobs):
-        out.figure_steps[j] = figures.step_of(*j)
-        if _missing(out.figure_steps[j], out):
-            fig_missing.append(j)
-    out.figures_cached = len(dict.fromkeys(jobs)) - len(fig_missing)
-    snip_missing = []
-    for name in snips:
-        try:
-            step = snippets.step_of(name)
-        except FileNotFoundError:
-            continue  # the page loop names the page that asks for it
-        if _missing(step, out):
-            snip_missing.append(name)
-        else:
-            out.snippets_cached += 1
-    nb_missing = [str(src) for src in dict.fromkeys(notebooks) if _missing(nbexec.step_of(src), out)]
-    out.notebooks_cached = len(dict.fromkeys(notebooks)) - len(nb_missing)
-    dir_missing = []
-    for kind, name, lang, src, kw in directive_jobs:
-        step = directives.step_of_directive(kind, name, lang, src, **kw)
-        if step is not None and _missing(step, out):
-            dir_missing.append((kind, name, lang, src, kw))
-    if not fig_missing and not snip_missing and not nb_missing and not dir_missing:
+    """Plan every result the pages of ``dirs`` ask for (:func:`plan`, the same arguments) and compute the cache's
+    misses on the pool, longest first (:func:`order`). A failing snippet or notebook cell raises SiteError naming it."""
+    tasks = plan(dirs, notebooks, draw=draw, directive_jobs=directive_jobs)
+    out = Ahead(figure_steps={t.what: t.step for t in tasks if t.kind == "figure"})
+    missing = [t for t in tasks if _missing(t.step, out)]
+    computed = {id(t) for t in missing}
+    for t in tasks:
+        if id(t) not in computed and t.kind != "directive":  # a cached directive is counted when the page loop reads it
+            _tally(out, t, True)
+    if not missing:
         return out
-    # Figures first, in the order that starts the slow experiments early (figures.render_many's); the
-    # notebooks and snippets (subprocesses: a kernel or an interpreter each) fill the cores after them.
     from . import pool  # the fork server, on a miss only: a warm build starts none
 
-    order = figures.schedule(fig_missing) if fig_missing else []
-    tasks = ([(figures.render_task, *j) for j in order] + [(directives.expand_task, *j) for j in dir_missing]
-             + [(nbexec.execute, n) for n in nb_missing] + [(_run_snippet, n) for n in snip_missing])
-    results = pool.run(tasks)
-    for task, was_hit in zip(tasks, results):
-        if task[0] is directives.expand_task:
-            out.directive_tasks[task[1]] = out.directive_tasks.get(task[1], 0) + 1
-            for kind, (done, hit) in was_hit.items():
-                c = out.directives.setdefault(kind, [0, 0])
-                c[0] += done
-                c[1] += hit
-        elif task[0] is _run_snippet:
-            if not was_hit:
-                out.snippets_run.add(task[1])
-        elif task[0] is nbexec.execute:
-            if was_hit:  # another process (the other language's build, a test) executed it meanwhile
-                out.notebooks_cached += 1
-            else:
-                out.notebooks_run.add(task[1])
-        elif not was_hit:
-            out.figures_drawn.add(tuple(task[1:]))
+    todo = order(missing)
+    for task, was_hit in zip(todo, pool.run([t.call for t in todo])):
+        _tally(out, task, was_hit)
+    _remember_costs(todo, pool.LAST["task_cpu_s"])
     out.workers, out.cpu_s, out.requeued = pool.LAST["workers"], pool.LAST["cpu_s"], pool.LAST["requeued"]
     out.wall_s = pool.LAST["wall_s"]
     return out

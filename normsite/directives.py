@@ -50,7 +50,7 @@ from .content.grammar import pattern
 from . import SiteError, snippets
 from .assets import page_relative
 
-# Each kind of directive names the modules its expansion calls (_cached's ``modules``), so the cache follows only this
+# Each kind of directive names the modules its expansion calls (_step's ``modules``), so the cache follows only this
 # module's module-level imports (normref.cache.closure), not the function-level imports of every kind at once.
 __cache_shallow__ = True
 
@@ -66,7 +66,7 @@ DIRECTIVE = pattern(*(k for k, named in KINDS.items() if named))
 COUNTS: dict[str, list[int]] = {}
 
 __all__ = ["DIRECTIVE", "KINDS", "PREPARED", "COUNTS", "referenced", "figure_md", "unbreakable_numbers", "table_md", "expand",
-           "expand_one", "substitute", "count", "POOLED", "step_of_directive", "expand_task"]
+           "expand_one", "recipe", "substitute", "count", "POOLED", "step_of_directive", "expand_task", "one_pass"]
 
 
 def count(kind: str, hit: bool, n: int = 1) -> None:
@@ -151,16 +151,8 @@ def figure_texts(name: str) -> str:
     return json.dumps({"entry": entry, "phrases": used}, ensure_ascii=False, sort_keys=True)
 
 
-class _Probed(Exception):
-    """Raised by :func:`_cached` in :func:`step_of_directive`'s probe: the step, found without computing it."""
-
-    def __init__(self, step: cache.Step):
-        self.step = step
-
-
-_PROBE = contextvars.ContextVar("normsite.directives.probe", default=False)
-# Within one prepare pass (one_pass) nothing a key reads changes: each directive's step is found once, by the
-# probe that asks whether it is cached (step_of_directive), and reused when the page loop expands it.
+# Within one prepare pass (one_pass) nothing a key reads changes: each directive's step is found once, when the
+# pass plans its tasks (step_of_directive), and reused when the page loop reads the expansion.
 _STEPS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("normsite.directives.steps", default=None)
 
 
@@ -174,10 +166,10 @@ def one_pass():
         _STEPS.reset(token)
 
 
-def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callable[[], str]) -> str:
-    """The expansion of one directive for one language, through the one cache recipe (normref.cache.step_of):
-    its parameters, the import closure of ``modules`` (what computes it) and of this module, the data files
-    they declare and their sections of labels.yml (normref.labels.key_inputs)."""
+def _step(kind: str, name: str, params: dict, modules: tuple) -> cache.Step:
+    """The cache step of one directive's expansion for one language (normref.cache.step_of, the one recipe): its
+    parameters, the import closure of ``modules`` (what computes it) and of this module, the data files they
+    declare and their sections of labels.yml (normref.labels.key_inputs). Computes nothing."""
     memo, at = _STEPS.get(), (kind, name, tuple(sorted((k, str(v)) for k, v in params.items())), tuple(modules))
     s = memo.get(at) if memo is not None else None
     if s is None:
@@ -186,11 +178,7 @@ def _cached(kind: str, name: str, params: dict, modules: tuple, compute: Callabl
                           inputs={**{k: str(v) for k, v in params.items()}, **labels.key_inputs(cache.closure(code))})
         if memo is not None:
             memo[at] = s
-    if _PROBE.get():
-        raise _Probed(s)
-    value, hit = cache.step(s, compute, lambda v: json.dumps(v).encode(), json.loads)
-    count(kind, hit)
-    return value
+    return s
 
 
 # The directives whose expansion computes normref results (values, tables, widget data, the ledger, the card bank,
@@ -201,19 +189,15 @@ POOLED = ("value", "table", "data", "ledger", "practice", "quiz")
 def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, *, kinds: tuple = POOLED,
                       **kw) -> cache.Step | None:
     """The cache step of one directive's expansion (:func:`expand_one`'s arguments), found without computing
-    it; None for a kind not among ``kinds`` or not cached (or an error, which the page loop then reports)."""
+    it (:func:`recipe`'s key); None for a kind not among ``kinds`` or not cached (or an error, which the page
+    loop then reports)."""
     if kind not in kinds:
         return None
-    token = _PROBE.set(True)
     try:
-        expand_one(kind, name, lang, src_uri, **kw)
-    except _Probed as p:
-        return p.step
+        got = recipe(kind, name, lang, src_uri, **kw)
     except SiteError:
         return None
-    finally:
-        _PROBE.reset(token)
-    return None
+    return got[0] if got is not None else None
 
 
 def expand_task(kind: str, name: str | None, lang: str, src_uri: str, kw: dict) -> dict[str, list[int]]:
@@ -246,18 +230,30 @@ def _indented(markdown: str, m: re.Match, out: str) -> str:
     return out.replace("\n", "\n" + prefix) if prefix and not prefix.strip() else out
 
 
-def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generated: bool = True,
-               on_snippet: Callable[[str, bool], None] | None = None,
-               docs_dirs: dict | None = None, root: Path | None = None) -> str:
-    """What one directive of a page expands to (``name`` None for [[ledger]] and [[quiz]]); SiteError naming
-    the page and the directive when it cannot. ``docs_dirs`` ({lang: docs folder}) and ``root`` (the
-    repository: the tests the ledger names) are the ledger's."""
-    from normref import data, figures, values
-
+def _check_kind(kind: str, name: str | None, src_uri: str) -> None:
     if kind not in KINDS or KINDS[kind] != (name is not None):
         shown = f"[[{kind}: {name}]]" if name is not None else f"[[{kind}]]"
         raise SiteError(f"{src_uri}: bad {shown}: " + (f"unknown directive; known: {', '.join(KINDS)}" if kind not in KINDS
                         else "takes a name" if KINDS[kind] else "takes no name"))
+
+
+def _named(kind: str, name: str, src_uri: str, fn: Callable[[], object]):
+    """``fn()``, a problem with a named directive raised as SiteError naming the page and the directive."""
+    try:
+        return fn()
+    except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
+        raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
+
+
+def recipe(kind: str, name: str | None, lang: str, src_uri: str, *, generated: bool = True,
+           docs_dirs: dict | None = None, root: Path | None = None, **_) -> tuple[cache.Step, Callable[[], str]] | None:
+    """(the cache step of one directive's expansion, the function that computes it), apart: the step (its key)
+    is found without computing anything, so the prepare pass plans its tasks from the keys alone. None for a
+    snippet, whose output is cached by normsite.snippets. SiteError naming the page and the directive when
+    its key cannot be made (an unknown name)."""
+    from normref import data, figures, values
+
+    _check_kind(kind, name, src_uri)
     if kind == "ledger":
         return _ledger(lang, src_uri, docs_dirs, root)
     if kind == "practice":
@@ -265,33 +261,47 @@ def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generate
     if kind == "quiz":
         from . import quiz
 
-        return _cached("quiz", "quiz", {"lang": lang}, ("normsite.quiz",),
-                       lambda: expand(quiz.render_markdown(lang), lang, src_uri, generated=generated))
-    try:
-        if kind == "figure":
-            here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
-            return _cached("figure", name, {"lang": lang, "page folder": here, "generated": generated,
-                                            "its texts in normref/figures/figures.yml": figure_texts(name)},
-                           (figures.module_of(name),),
-                           lambda: figure_md(name, lang, src_uri, generated))
-        if kind == "snippet":
-            out, hit = snippets.run(name)
-            count("snippet", hit)
-            if on_snippet:
-                on_snippet(name, hit)
-            return snippets.code_block(name, lang) + "\n\n" + snippets.output_block(out, lang)
+        return (_step("quiz", "quiz", {"lang": lang}, ("normsite.quiz",)),
+                lambda: expand(quiz.render_markdown(lang), lang, src_uri, generated=generated))
+    if kind in ("snippet", "snippet-code"):
+        return None
+    if kind == "figure":
+        here = src_uri.rsplit("/", 1)[0] if "/" in src_uri else ""
+        params = {"lang": lang, "page folder": here, "generated": generated}
+        step = _named(kind, name, src_uri, lambda: _step(
+            "figure", name, {**params, "its texts in normref/figures/figures.yml": figure_texts(name)},
+            (figures.module_of(name),)))
+        return step, lambda: _named(kind, name, src_uri, lambda: figure_md(name, lang, src_uri, generated))
+    if kind == "data":
+        # normref.data's modules, and the module that registered this one (normref's, or the site's content)
+        step = _named(kind, name, src_uri, lambda: _step("data", name, {"lang": lang}, (data.__name__, data.module_of(name))))
+        return step, lambda: _named(kind, name, src_uri, lambda: data_script(name, lang))
+    if kind == "table":
+        step = _named(kind, name, src_uri, lambda: _step("table", name, {"lang": lang}, (values.module_of(name, "table"),)))
+        return step, lambda: _named(kind, name, src_uri, lambda: table_md(values.table(name, lang)))
+    step = _named(kind, name, src_uri, lambda: _step("value", name, {"lang": lang}, (values.module_of(name),)))
+    return step, lambda: _named(kind, name, src_uri, lambda: values.get(name, lang))
+
+
+def expand_one(kind: str, name: str | None, lang: str, src_uri: str, *, generated: bool = True,
+               on_snippet: Callable[[str, bool], None] | None = None,
+               docs_dirs: dict | None = None, root: Path | None = None) -> str:
+    """What one directive of a page expands to (``name`` None for [[ledger]] and [[quiz]]): its :func:`recipe`'s
+    result, from the cache when there; SiteError naming the page and the directive when it cannot. ``docs_dirs``
+    ({lang: docs folder}) and ``root`` (the repository: the tests the ledger names) are the ledger's."""
+    got = recipe(kind, name, lang, src_uri, generated=generated, docs_dirs=docs_dirs, root=root)
+    if got is None:
         if kind == "snippet-code":
-            return snippets.code_block(name, lang)
-        if kind == "data":
-            # "</" cannot occur inside a script element; escape it in the JSON.
-            # normref.data's modules, and the module that registered this one (normref's, or the site's content)
-            return _cached("data", name, {"lang": lang}, (data.__name__, data.module_of(name)),
-                           lambda: data_script(name, lang))
-        if kind == "table":
-            return _cached("table", name, {"lang": lang}, (values.module_of(name, "table"),), lambda: table_md(values.table(name, lang)))
-        return _cached("value", name, {"lang": lang}, (values.module_of(name),), lambda: values.get(name, lang))
-    except (KeyError, ValueError, FileNotFoundError, SiteError) as e:
-        raise SiteError(f"{src_uri}: bad [[{kind}: {name}]]: {e}") from e
+            return _named(kind, name, src_uri, lambda: snippets.code_block(name, lang))
+        out, hit = _named(kind, name, src_uri, lambda: snippets.run(name))
+        count("snippet", hit)
+        if on_snippet:
+            on_snippet(name, hit)
+        return snippets.code_block(name, lang) + "\n\n" + snippets.output_block(out, lang)
+    step, compute = got
+    value, hit = cache.step(step, compute, lambda v: json.dumps(v).encode(), json.loads)
+    count(kind, hit)
+    return value
 
 
 def page_titles(docs_dir: str | Path) -> dict[str, str]:
@@ -313,7 +323,7 @@ def page_title(markdown: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
-def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) -> str:
+def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) -> tuple[cache.Step, Callable[[], str]]:
     """The card bank (normsite.practice), checked (its evidence anchors, claims and values) and with its
     [[value: …]] expanded; cached by the cards, the pages and normref.values' code."""
     from .content import cards
@@ -326,10 +336,10 @@ def _practice(lang: str, src_uri: str, docs_dirs: dict | None, generated: bool) 
     pages = sorted(here.rglob("*.md"))
     # cards.yml, spoken.yml and claims.yml: the READS of the loaders in normsite.practice's closure
     inputs = {"page titles": json.dumps(page_titles(here)), "page anchors": _anchor_table(pages, here.parent)}
-    return _cached("practice", "practice", {"lang": lang, **inputs, "generated": generated},
-                   ("normref.values", "normsite.practice", "normsite.ledger"),
-                   lambda: expand(practice.expand(practice.DIRECTIVE, lang, here, page_titles(here)), lang, src_uri,
-                                  generated=generated))
+    return (_step("practice", "practice", {"lang": lang, **inputs, "generated": generated},
+                  ("normref.values", "normsite.practice", "normsite.ledger")),
+            lambda: expand(practice.expand(practice.DIRECTIVE, lang, here, page_titles(here)), lang, src_uri,
+                           generated=generated))
 
 
 def _anchor_table(pages: list[Path], docs_root: Path) -> str:
@@ -371,7 +381,7 @@ def _defined_in(path: Path, mtime_ns: int, size: int) -> list[str]:
     return sorted(names(ast.parse(path.read_bytes(), str(path)).body))
 
 
-def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) -> str:
+def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) -> tuple[cache.Step, Callable[[], str]]:
     """The ledger, checked (evidence in every language's pages, the tests it names, its values) and with its
     [[value: …]] expanded; cached by those inputs (claims.yml, the pages, the tests, normref.values' code)."""
     from normref import values
@@ -393,7 +403,7 @@ def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) 
             raise SiteError(f"{src_uri}: {e}") from e
         return expand(md, lang, src_uri)
 
-    return _cached("ledger", "ledger", {"lang": lang, **inputs}, ("normref.values", "normsite.ledger"), compute)
+    return _step("ledger", "ledger", {"lang": lang, **inputs}, ("normref.values", "normsite.ledger")), compute
 
 
 def substitute(markdown: str, expansions: dict, src_uri: str) -> str:

@@ -112,12 +112,12 @@ def prepare(dirs: Mapping[str, str | Path], generated: bool = True, root: Path =
     ``roots`` ({lang: the site's root URL}): where the practice page's Anki deck links each card's evidence."""
     from . import directives
 
-    with directives.one_pass():  # each directive's cache step found once: asked by the pool's probe, then expanded
+    with directives.one_pass():  # each directive's cache step found once: when the pass plans its tasks, then read
         return _prepare(dirs, generated, root, roots)
 
 
 def _prepare(dirs: Mapping[str, str | Path], generated: bool, root: Path, roots: Mapping[str, str] | None) -> dict:
-    from . import ahead, cjk, directives, nbexec
+    from . import ahead, directives
 
     t0 = time.perf_counter()
     dirs = {lang: Path(d) for lang, d in dirs.items()}
@@ -128,49 +128,8 @@ def _prepare(dirs: Mapping[str, str | Path], generated: bool, root: Path, roots:
     nbs = {lang: sorted((docs / "notebooks").glob("*.py")) if generated else [] for lang, docs in dirs.items()}
     done = ahead.run(dirs, [str(f) for fs in nbs.values() for f in fs], draw=generated,
                      directive_jobs=_pooled_jobs(dirs, generated, root))
-    out: dict = {"langs": {}, "generated": generated}
-    for lang, docs in dirs.items():
-        files: dict[str, str] = {}
-        executed = {f"notebooks/{f.name}": str(nbexec.path(f)) for f in nbs[lang]}  # page -> its executed .ipynb
-        nb_run = sum(str(f) in done.notebooks_run for f in nbs[lang])
-        drawn = 0
-        if generated:
-            from normref import figures
-
-            for name in directives.referenced(docs, "figure"):
-                for theme in figures.THEMES:
-                    files[f"figures/{name}-{theme}.svg"] = str(done.figure_steps[(name, lang, theme)].path.resolve())
-                    drawn += (name, lang, theme) in done.figures_drawn
-        snips = list(directives.referenced(docs, "snippet"))
-        snip_run = sum(n in done.snippets_run for n in snips)
-        pages: dict[str, dict] = {}
-        memo: dict[tuple, str] = {}
-        for md in sorted(docs.rglob("*.md")):
-            src = _page_uri(md, docs)
-            text = md.read_text(encoding="utf-8")
-            if lang == "zh":
-                text = cjk.join_soft_breaks(text)  # as the build does before it substitutes
-            table: dict[str, object] = {}
-            for m in directives.PREPARED.finditer(text):
-                if m.group(0) in table:
-                    continue
-                kind, name = m.group("kind"), m.group("name")
-                folder = src.rsplit("/", 1)[0] if "/" in src else ""
-                k = (kind, name, folder if kind == "figure" else "")
-                if k not in memo:
-                    try:
-                        memo[k] = directives.expand_one(kind, name, lang, src, generated=generated, root=root,
-                                                        docs_dirs={c: docs.parent / c for c in LANGS})
-                    except SiteError as e:
-                        table[m.group(0)] = {"error": str(e)}  # this page's build fails, naming it
-                        continue
-                table[m.group(0)] = memo[k]
-            if table:
-                pages[src] = table
-        out["langs"][lang] = {"pages": pages, "files": files, "executed": executed,
-                              "stats": {"fig_miss": drawn, "fig_hit": len(files) - drawn,
-                                        "snip_miss": snip_run, "snip_hit": len(snips) - snip_run,
-                                        "nb_miss": nb_run, "nb_hit": len(executed) - nb_run}}
+    out: dict = {"langs": {lang: _language(lang, docs, nbs[lang], done, generated, root) for lang, docs in dirs.items()},
+                 "generated": generated}
     for kind, (computed, cached) in done.directives.items():  # what the pool expanded, then read back here
         c = directives.COUNTS.setdefault(kind, [0, 0])
         c[0] += computed
@@ -179,6 +138,68 @@ def _prepare(dirs: Mapping[str, str | Path], generated: bool, root: Path, roots:
     for lang, docs in dirs.items():
         if deck is not None and (docs / deck[2]).is_file():  # beside the language's practice page
             out["langs"][lang]["files"][deck[0]] = deck[1]
+    return _summarized(out, done, dirs, t0)
+
+
+def _language(lang: str, docs: Path, nbs: list[Path], done, generated: bool, root: Path) -> dict:
+    """One language's part of the manifest: its pages' expansions, its figure files and executed notebooks,
+    and what of them the pool computed."""
+    from . import directives, nbexec
+
+    files: dict[str, str] = {}
+    executed = {f"notebooks/{f.name}": str(nbexec.path(f)) for f in nbs}  # page -> its executed .ipynb
+    nb_run = sum(str(f) in done.notebooks_run for f in nbs)
+    drawn = 0
+    if generated:
+        from normref import figures
+
+        for name in directives.referenced(docs, "figure"):
+            for theme in figures.THEMES:
+                files[f"figures/{name}-{theme}.svg"] = str(done.figure_steps[(name, lang, theme)].path.resolve())
+                drawn += (name, lang, theme) in done.figures_drawn
+    snips = list(directives.referenced(docs, "snippet"))
+    snip_run = sum(n in done.snippets_run for n in snips)
+    return {"pages": _pages(lang, docs, generated, root), "files": files, "executed": executed,
+            "stats": {"fig_miss": drawn, "fig_hit": len(files) - drawn, "snip_miss": snip_run,
+                      "snip_hit": len(snips) - snip_run, "nb_miss": nb_run, "nb_hit": len(executed) - nb_run}}
+
+
+def _pages(lang: str, docs: Path, generated: bool, root: Path) -> dict[str, dict]:
+    """{page: {directive text: its Markdown, or {"error": …}}} of one language's pages, the pool's results read
+    from the cache (a directive in two pages of one folder is expanded once)."""
+    from . import cjk, directives
+
+    pages: dict[str, dict] = {}
+    memo: dict[tuple, str] = {}
+    for md in sorted(docs.rglob("*.md")):
+        src = _page_uri(md, docs)
+        text = md.read_text(encoding="utf-8")
+        if lang == "zh":
+            text = cjk.join_soft_breaks(text)  # as the build does before it substitutes
+        table: dict[str, object] = {}
+        for m in directives.PREPARED.finditer(text):
+            if m.group(0) in table:
+                continue
+            kind, name = m.group("kind"), m.group("name")
+            folder = src.rsplit("/", 1)[0] if "/" in src else ""
+            k = (kind, name, folder if kind == "figure" else "")
+            if k not in memo:
+                try:
+                    memo[k] = directives.expand_one(kind, name, lang, src, generated=generated, root=root,
+                                                    docs_dirs={c: docs.parent / c for c in LANGS})
+                except SiteError as e:
+                    table[m.group(0)] = {"error": str(e)}  # this page's build fails, naming it
+                    continue
+            table[m.group(0)] = memo[k]
+        if table:
+            pages[src] = table
+    return pages
+
+
+def _summarized(out: dict, done, dirs: Mapping[str, Path], t0: float) -> dict:
+    """``out`` with its counts, its "why re-run" lines and its summary line (normsite.prepare's output)."""
+    from . import directives
+
     counts = {"svg": [len(done.figures_drawn), done.figures_cached],
               "notebook": [len(done.notebooks_run), done.notebooks_cached],
               **{k: v for k, v in sorted(directives.COUNTS.items()) if k != "snippet"},
