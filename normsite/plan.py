@@ -8,21 +8,27 @@ it with the edits applied, each in a fresh process run in its own tree (keys hol
 copy's keys equal the original's where nothing changed), and lists the results whose key differs: exactly
 what the build would compute again, by the key recipe itself rather than by a second account of it.
 The Anki deck is listed when a practice expansion is (its inputs are a subset of theirs).
+
+:data:`EDITS` are a few representative edits and :func:`table` renders what each re-runs: CONTRIBUTING.md's
+table (``python tools/plan_table.py`` writes it; tests/test_plan.py checks it and what each edit re-runs).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from . import LANGS
 
-__all__ = ["PAGE_STEPS", "keys", "plan", "COPIED"]
+__all__ = ["PAGE_STEPS", "keys", "plan", "COPIED", "Edit", "EDITS", "plans", "summary", "table"]
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page steps of a MkDocs build (normsite.build, searchcache, practice): the modules each names as its code.
@@ -152,3 +158,130 @@ def main(paths: list[str], root: Path = ROOT) -> int:
         print(f"prepare --plan: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+# ---------------------------------------------------------------- what a few edits re-run: CONTRIBUTING.md's table
+
+
+class Edit(NamedTuple):
+    """One representative edit: ``words`` (the table's Markdown), the file (``path``, relative to the checkout)
+    and ``change``, which makes its new text from the text it has (ValueError when it no longer fits)."""
+
+    id: str
+    words: str
+    path: str
+    change: Callable[[str], str]
+
+
+def _comment(text: str) -> str:
+    return text + "\n# a comment\n"
+
+
+def _replace(old: str, new: str) -> Callable[[str], str]:
+    def change(text: str) -> str:
+        if old not in text:
+            raise ValueError(f"the edit expects {old!r} in the file, which no longer holds it: update normsite.plan.EDITS")
+        return text.replace(old, new, 1)
+
+    return change
+
+
+def _card_word(text: str) -> str:
+    m = re.search(r"^\s+en: '?(\w+)", text, re.M)
+    if m is None:
+        raise ValueError("the edit expects an English text ('en: ...') in cards.yml: update normsite.plan.EDITS")
+    return text[:m.start(1)] + "Edited" + text[m.start(1):]
+
+
+EDITS = (
+    Edit("card", "a word of a card's English text (`normsite/content/cards.yml`)", "normsite/content/cards.yml",
+         _card_word),
+    Edit("label", "one Chinese label of `values.sink` (`normref/labels.yml`)", "normref/labels.yml",
+         _replace("values.sink:\n  block: 块\n  position 0: 位置 0", "values.sink:\n  block: 块\n  position 0: 位置零")),
+    Edit("figures.yml", "a comment in `normref/figures/figures.yml`", "normref/figures/figures.yml", _comment),
+    Edit("value module", "a comment in a value module (`normref/values/basics.py`)", "normref/values/basics.py",
+         _comment),
+    Edit("mathtex", "a comment in `normsite/mathtex.py`", "normsite/mathtex.py", _comment),
+    Edit("colab", "a comment in `normsite/colab.py`", "normsite/colab.py", _comment),
+    Edit("test", "a comment in a test file (`tests/test_ledger.py`)", "tests/test_ledger.py", _comment),
+)
+
+
+def plans(root: Path = ROOT, before: dict[str, str] | None = None, edits=EDITS) -> dict[str, list[str]]:
+    """{edit id: :func:`plan` of it} for each of ``edits`` (:data:`EDITS`), the tree's keys made once."""
+    before = _keys_in(root) if before is None else before
+    return {e.id: plan({e.path: e.change((root / e.path).read_text(encoding="utf-8"))}, root, before=before)
+            for e in edits}
+
+
+def _names(names) -> str:
+    """Names grouped by what precedes their first dot: `sink.*` 19, `worked.x`."""
+    groups: dict[str, list[str]] = {}
+    for n in sorted(names):
+        groups.setdefault(n.split(".", 1)[0] if "." in n else n, []).append(n)
+    return ", ".join(f"`{g}.*` {len(ns)}" if len(ns) > 1 else f"`{ns[0]}`" for g, ns in groups.items())
+
+
+def _both(values, order) -> str:
+    """"zh and en", "zh": ``values`` in ``order``."""
+    v = [x for x in order if x in values]
+    return " and ".join(v) if len(v) < 3 else ", ".join(v[:-1]) + " and " + v[-1]
+
+
+def _grouped(named: dict[str, set], what: Callable[[frozenset], str]) -> list[str]:
+    """Names that share their set of variants, one part each: "`a` in zh and en", "3 (`x.*` 3) in zh"."""
+    by: dict[frozenset, list[str]] = {}
+    for name, variants in named.items():
+        by.setdefault(frozenset(variants), []).append(name)
+    out = []
+    for variants, names in sorted(by.items(), key=lambda kv: sorted(kv[1])):
+        out.append((f"`{names[0]}`" if len(names) == 1 else f"{len(names)} names ({_names(names)})") + what(variants))
+    return out
+
+
+def summary(results: list[str]) -> str:
+    """What a plan (:func:`plan`) re-runs: how many results, then by kind, one cell of the table (Markdown)."""
+    if not results:
+        return "nothing"
+    from normref import figures as normref_figures
+
+    figures: dict[str, set] = {}
+    directives: dict[str, dict[str, set]] = {}
+    other: dict[str, list[str]] = {}
+    for r in results:
+        kind, _, name = r.partition("/")
+        if kind == "figures" and (m := re.fullmatch(r"(.+)\[(\w+),(\w+)\]", name)):
+            figures.setdefault(m.group(1), set()).add((m.group(2), m.group(3)))
+        elif kind == "directives" and (m := re.fullmatch(r"(\w+):(.+)\[(\w+)\]", name)):
+            directives.setdefault(m.group(1), {}).setdefault(m.group(2), set()).add(m.group(3))
+        else:
+            other.setdefault(kind, []).append(name)
+    parts = []
+    themes = normref_figures.THEMES
+    for part in _grouped(figures, lambda v: f" in {_both({lang for lang, _ in v}, LANGS)}, "
+                         f"{_both({t for _, t in v}, themes)}" if len(v) == len({lang for lang, _ in v}) * len({t for _, t in v})
+                         else " (" + ", ".join(f"{lang} {t}" for lang in LANGS for t in themes if (lang, t) in v) + ")"):
+        parts.append(f"figures {part}")
+    for kind, named in sorted(directives.items()):
+        if list(named) == [kind]:  # [[ledger]], [[practice]], [[quiz]]: one result per language
+            parts.append(f"`[[{kind}]]` in {_both(named[kind], LANGS)}")
+        else:
+            parts += [f"`[[{kind}]]` {p}" for p in _grouped(named, lambda v: f" in {_both(v, LANGS)}")]
+    for kind, names in sorted(other.items()):
+        if kind == "pages":
+            steps = sorted(n.split(":", 1)[0] for n in names if n.endswith(":* (every page)"))
+            if steps:
+                parts.append("the page steps " + ", ".join(f"`{s}`" for s in steps) + " of every page")
+            parts += ["the Anki deck" if n == "anki:practice deck" else f"`pages/{n}`" for n in sorted(names)
+                      if not n.endswith(":* (every page)")]
+        elif kind == "wheels":
+            parts.append("the wheel")
+        else:
+            parts.append(f"{kind} {len(names)}: " + ", ".join(f"`{n}`" for n in sorted(names)))
+    return f"{len(results)} result{'s' if len(results) > 1 else ''}: " + "; ".join(parts)
+
+
+def table(computed: dict[str, list[str]], edits=EDITS) -> str:
+    """CONTRIBUTING.md's table: one row per edit of ``edits``, what its plan (``computed``: :func:`plans`) re-runs."""
+    rows = ["| edit | what it re-runs |", "|---|---|"]
+    return "\n".join(rows + [f"| {e.words} | {summary(computed[e.id])} |" for e in edits])

@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -44,8 +45,9 @@ from . import LANGS, SiteError
 __all__ = ["ROOT", "fingerprint", "page_reads", "manifest_path", "prepare", "obtain", "no_generated", "PASS", "PASS_RAN", "main", "HEAVY", "heavy_modules", "why_lines"]
 
 ROOT = Path(__file__).resolve().parent.parent
-# What prepare reads besides the pages: the code and data it runs, the snippets, the tests the ledger names.
-INPUTS = ("normref", "normsite", "snippets", "tests")
+# What prepare reads besides the pages: the code and data it runs, the snippets (and of tests/, only which
+# tests the files the ledger names define: fingerprint).
+INPUTS = ("normref", "normsite", "snippets")
 # How many "why re-run" lines a build prints (then a count of the rest).
 WHY_SHOWN = 20
 # Modules the MkDocs process must not import: the prepare pass runs them.
@@ -60,21 +62,58 @@ def heavy_modules() -> list[str]:
 def fingerprint(dirs: Mapping[str, str | Path], generated: bool = True, root: Path = ROOT,
                 roots: Mapping[str, str] | None = None) -> str:
     """SHA-256 of everything a manifest depends on: what the pass reads of each language's pages
-    (:func:`page_reads`) and the other files of its docs folder (a notebook page's .py), the code and
-    data under ``root``'s normref, normsite, snippets and tests, the library versions, the cache folder
-    and whether figures are drawn. Equal fingerprints: the manifest can be reused as is."""
+    (:func:`page_reads`; the ledger and the practice page read the other language's too, beside them) and
+    the other files of its docs folder (a notebook page's .py), the code and data under ``root``'s normref,
+    normsite and snippets, which tests the ledger's test files define, the installed distributions, the
+    cache folder and whether figures are drawn. Equal fingerprints: the manifest can be reused as is.
+
+    No path of the checkout enters it (a copy of the tree has the same fingerprint): files are named
+    relative to their folder, a docs folder relative to ``root`` (one outside it, a test's, as it is)."""
+    from . import directives, ledger
+
+    root = Path(root)
     h = hashlib.sha256()
-    h.update(f"{sorted((k, str(Path(v).resolve())) for k, v in dirs.items())}\0{generated}\0"
-             f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.executable}\0"
+    # The cache folder stays, absolute: the manifest names the files it holds (figures, executed notebooks,
+    # the deck) by their absolute paths, so a cache folder copied or moved elsewhere must not hand out a
+    # manifest that names the old folder's files. The installed distributions (name-version, from the
+    # interpreter's site-packages) stand for the interpreter, without its path: a library upgraded in place
+    # or another environment changes them.
+    h.update(f"{sorted((k, _where(Path(v), root)) for k, v in dirs.items())}\0{generated}\0"
+             f"{cache.cache_dir().resolve()}\0{cache.versions_hash()}\0{sys.version}\0{_distributions()}\0"
              f"{sorted((roots or {}).items())}\0".encode())
-    folders = [(lang, Path(d)) for lang, d in dirs.items()] + [(None, root / name) for name in INPUTS]
-    for lang, folder in folders:
+    folders = {Path(d).resolve(): lang for lang, d in dirs.items()}
+    for d in list(folders):  # the other language's pages beside them, which the ledger and the deck read
+        for lang in LANGS:
+            if (d.parent / lang).is_dir():
+                folders.setdefault((d.parent / lang).resolve(), lang)
+    named = {f"{lang}:{_where(d, root)}": (d, lang) for d, lang in folders.items()}
+    named.update({name: (root / name, None) for name in INPUTS})
+    for label, (folder, lang) in sorted(named.items()):
         for f in sorted(folder.rglob("*")):
             if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
                 data = page_reads(f.read_text(encoding="utf-8"), lang).encode() if lang and f.suffix == ".md" \
                     else f.read_bytes()
-                h.update(str(f).encode() + b"\0" + data + b"\0")
+                h.update(f"{label}/{f.relative_to(folder).as_posix()}".encode() + b"\0" + data + b"\0")
+    claims = root / ledger.DATA.resolve().relative_to(ROOT)
+    h.update(directives._tests_defined(claims.read_bytes() if claims.is_file() else b"", root).encode())
     return h.hexdigest()
+
+
+def _where(folder: Path, root: Path) -> str:
+    """A docs folder as the fingerprint names it: relative to the checkout, else as it is."""
+    try:
+        return folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return folder.resolve().as_posix()
+
+
+def _distributions() -> str:
+    """The installed distributions, as the names of their metadata folders in the interpreter's own
+    site-packages (name-version.dist-info): a listing (half a millisecond), not importlib.metadata (0.2 s),
+    since a rebuild under `mkdocs serve` asks for it each time."""
+    folders = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    return ";".join(sorted(n for d in folders if os.path.isdir(d) for n in os.listdir(d)
+                           if n.endswith((".dist-info", ".egg-info"))))
 
 
 def page_reads(markdown: str, lang: str) -> str:

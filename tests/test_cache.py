@@ -246,6 +246,17 @@ def test_a_miss_names_the_declared_data_file_that_changed_relative(pkg_copy):
     assert cache.WHY[-1] == "t/bench: data files changed (normref/results/bench-cpu.json)", cache.WHY[-1]
 
 
+def test_the_layer_drop_memo_keys_on_the_sentences_it_reads(pkg_copy):
+    """layer_drop's memo reads smollm2_batch.TEXTS, loaded from smollm2_batch.yml: that module declares the
+    file, so an edit to the sentences changes the memo's key (the weights and libraries aside)."""
+    def key():
+        return cache.step_of("data", "layer_drop", code=("normref.experiments.layer_drop",), libs=()).key
+
+    before = key()
+    pkg_copy("experiments/smollm2_batch.yml", "# a comment: the same sentences, other bytes\n")
+    assert key() != before
+
+
 def test_a_shallow_module_counts_only_its_module_level_imports():
     """normsite.directives dispatches to every kind inside functions; each expansion names its own modules."""
     found = cache.closure(("normsite.directives",))

@@ -201,6 +201,28 @@ def test_measurement_is_cached_on_disk(mini, tmp_path, monkeypatch):
         measure("minilm-l6", "A different prompt is a different key.")
 
 
+def test_the_file_hash_is_named_by_no_absolute_path(tmp_path, monkeypatch):
+    """The weights' SHA-256 is remembered under the file's folder and name, size and mtime: the same file in
+    a moved environment (copied, times kept) is found; another mtime or content is hashed again."""
+    import hashlib
+    import shutil
+
+    from normref.models import files
+
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    files._sha_for.cache_clear()
+    a = tmp_path / "env-a" / "pkg" / "w.bin"
+    a.parent.mkdir(parents=True)
+    a.write_bytes(b"weights" * 1000)
+    b = tmp_path / "moved" / "env-b" / "pkg" / "w.bin"
+    b.parent.mkdir(parents=True)
+    shutil.copy2(a, b)
+    assert files.file_sha256(a) == files.file_sha256(b) == hashlib.sha256(a.read_bytes()).hexdigest()
+    assert len(list((tmp_path / "cache").glob("filehash/*.txt"))) == 1
+    b.write_bytes(b"other" * 1000)
+    assert files.file_sha256(b) == hashlib.sha256(b"other" * 1000).hexdigest()
+
+
 def test_cached_gguf_conversion_is_bit_identical_to_reading_the_gguf(smol, tmp_path, monkeypatch):
     """load_gguf_cached dequantizes once per weights file; what it reads back is the same bits."""
     from normref.models import llama

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from support import ROOT
+from support import ROOT, load_tool
 from normsite import plan
 
 
@@ -17,60 +17,77 @@ def before():
     return plan._keys_in(ROOT)  # the checkout itself: a copy's keys must equal them (no absolute path)
 
 
-def _edit(rel: str, old: str, new: str) -> str:
-    text = (ROOT / rel).read_text(encoding="utf-8")
-    assert old in text, f"{rel} no longer holds {old!r}"
-    return text.replace(old, new, 1)
+@pytest.fixture(scope="module")
+def plans(before):
+    """What each of normsite.plan.EDITS re-runs (a fresh process in a copy of the tree each): computed once,
+    for the tests below and for CONTRIBUTING.md's table."""
+    return plan.plans(ROOT, before)
 
 
 def test_a_copy_of_the_tree_has_the_same_keys(before):
     assert plan.plan({}, ROOT, before=before) == []
 
 
-def test_a_card_edit_re_runs_the_practice_page_and_the_deck_and_no_figure(before):
-    rel = "normsite/content/cards.yml"
-    text = (ROOT / rel).read_text(encoding="utf-8")
-    m = re.search(r"^\s+en: '?(\w+)", text, re.M)
-    got = plan.plan({rel: text[:m.start(1)] + "Edited" + text[m.start(1):]}, ROOT, before=before)
+def test_a_card_edit_re_runs_the_practice_page_and_the_deck_and_no_figure(plans):
+    got = plans["card"]
     assert {"directives/practice:practice[en]", "directives/practice:practice[zh]", "pages/anki:practice deck"} <= set(got)
     # and what normsite.content.datasets (cards, glossary, quiz widgets) and the card-count values read; no figure
     assert all(r.startswith(("directives/practice:", "pages/anki:", "directives/data:", "directives/value:practice."))
                for r in got), got
 
 
-def test_one_chinese_label_re_runs_only_the_values_of_its_section(before):
-    """Its section's module (values.sink) and what imports it, by the import closure; no figure; the wheel
-    ships the file."""
+def _values_importing(module: str, got: list[str]) -> None:
+    """Every value and table in ``got`` imports ``module``; the rest is the wheel, the deck, the ledger and
+    the practice page (which show values); no figure."""
     from normref import cache, values
 
-    got = plan.plan({"normref/labels.yml": _edit("normref/labels.yml", "values.sink:\n  block: 块\n  position 0: 位置 0",
-                                                 "values.sink:\n  block: 块\n  position 0: 位置零")}, ROOT, before=before)
-    assert "directives/value:sink.first[zh]" in got and "directives/table:sink.layers[zh]" in got
     for r in got:
         m = re.fullmatch(r"directives/(value|table):(.+)\[(zh|en)\]", r)
         if m:
-            assert "normref.values.sink" in cache.closure((values.module_of(m.group(2), *(["table"] if m.group(1) == "table" else [])),)), r
+            assert module in cache.closure((values.module_of(m.group(2), *(["table"] if m.group(1) == "table" else [])),)), r
         else:
             assert r in ("wheels/normref", "pages/anki:practice deck") or r.startswith(("directives/ledger:", "directives/practice:")), r
 
 
-def test_a_comment_in_figures_yml_re_runs_only_the_wheel_that_ships_it(before):
-    rel = "normref/figures/figures.yml"
-    got = plan.plan({rel: (ROOT / rel).read_text(encoding="utf-8") + "\n# a comment\n"}, ROOT, before=before)
-    assert got == ["wheels/normref"]
+def test_one_chinese_label_re_runs_only_the_values_of_its_section(plans):
+    """Its section's module (values.sink) and what imports it, by the import closure; no figure; the wheel
+    ships the file."""
+    got = plans["label"]
+    assert "directives/value:sink.first[zh]" in got and "directives/table:sink.layers[zh]" in got
+    _values_importing("normref.values.sink", got)
 
 
-def test_a_normsite_module_re_runs_only_the_steps_that_import_it(before):
-    for rel, expected in (("normsite/mathtex.py", ["pages/math:* (every page)", "pages/nbcode:* (every page)",
-                                                    "pages/scrub:* (every page)", "pages/search:* (every page)"]),
-                          ("normsite/colab.py", [])):
-        got = plan.plan({rel: (ROOT / rel).read_text(encoding="utf-8") + "\n# a comment\n"}, ROOT, before=before)
-        assert got == expected, (rel, got)
+def test_a_comment_in_a_value_module_re_runs_the_values_that_import_it(plans):
+    got = plans["value module"]
+    assert "directives/value:worked.x[zh]" in got and "directives/value:worked.x[en]" in got
+    _values_importing("normref.values.basics", got)
 
 
-def test_a_test_file_re_runs_nothing(before):
-    rel = "tests/test_ledger.py"
-    assert plan.plan({rel: (ROOT / rel).read_text(encoding="utf-8") + "\n# a comment\n"}, ROOT, before=before) == []
+def test_a_comment_in_figures_yml_re_runs_only_the_wheel_that_ships_it(plans):
+    assert plans["figures.yml"] == ["wheels/normref"]
+
+
+def test_a_normsite_module_re_runs_only_the_steps_that_import_it(plans):
+    assert plans["mathtex"] == ["pages/math:* (every page)", "pages/nbcode:* (every page)",
+                                "pages/scrub:* (every page)", "pages/search:* (every page)"]
+    assert plans["colab"] == []
+
+
+def test_a_test_file_re_runs_nothing(plans):
+    assert plans["test"] == []
+
+
+def test_the_contributing_table_is_the_one_rendered_from_the_plans(plans):
+    plan_table = load_tool("plan_table")
+    doc = plan_table.DOC.read_text(encoding="utf-8")
+    assert plan_table.doc_block(doc) == plan.table(plans), \
+        "CONTRIBUTING.md's table of what an edit re-runs is out of date: run python tools/plan_table.py"
+
+
+def test_an_edit_that_no_longer_fits_names_the_list_to_update():
+    edit = next(e for e in plan.EDITS if e.id == "label")
+    with pytest.raises(ValueError, match="normsite.plan.EDITS"):
+        edit.change("labels: {}\n")
 
 
 def test_the_cli_prints_the_plan_of_an_edit():

@@ -85,6 +85,39 @@ def test_the_fingerprint_follows_the_pages_and_the_code(tmp_path):
     assert prepare.fingerprint({"en": docs}, generated=False, root=root) != fifth
 
 
+def test_the_fingerprint_reads_of_the_tests_only_which_tests_the_ledgers_files_define(tmp_path):
+    """The ledger checks that each test claims.yml names is defined: a comment or a test's body changes
+    nothing the pass reads, a new test in a named file does, and a file the ledger does not name never."""
+    root = tmp_path / "repo"
+    for name in prepare.INPUTS:
+        (root / name).mkdir(parents=True)
+    (root / "normsite" / "content").mkdir()
+    (root / "normsite" / "content" / "claims.yml").write_text("test: tests/test_x.py::test_a\n", encoding="utf-8")
+    (root / "tests").mkdir()
+    named, other = root / "tests" / "test_x.py", root / "tests" / "test_y.py"
+    named.write_text("def test_a():\n    assert 1\n", encoding="utf-8")
+    other.write_text("def test_c():\n    assert 1\n", encoding="utf-8")
+    docs = _docs(tmp_path, {"a.md": "No directive.\n"})
+    fp = lambda: prepare.fingerprint({"en": docs}, root=root)  # noqa: E731
+    first = fp()
+    named.write_text("# a comment\ndef test_a():\n    assert 2\n", encoding="utf-8")
+    other.write_text("def test_d():\n    assert 1\n", encoding="utf-8")
+    assert fp() == first
+    named.write_text("def test_a():\n    assert 1\n\n\ndef test_b():\n    assert 1\n", encoding="utf-8")
+    assert fp() != first
+
+
+def test_two_copies_of_the_tree_have_the_same_fingerprint(tmp_path):
+    """No path of the checkout is in it: a copy elsewhere reuses the manifest (the cache folder is one)."""
+    from normsite import plan
+
+    fps = []
+    for where in ("a", "b/deeper"):
+        copy = plan._copy(ROOT, tmp_path / where)
+        fps.append(prepare.fingerprint({lang: copy / "docs" / lang for lang in LANGS}, root=copy))
+    assert fps[0] == fps[1] == prepare.fingerprint({lang: ROOT / "docs" / lang for lang in LANGS})
+
+
 def test_the_fingerprint_ignores_prose_and_follows_what_the_pass_reads_of_a_page(tmp_path):
     """A page counts by its directives, anchors and H1 (prepare.page_reads): a prose edit keeps the
     fingerprint, so a serve rebuild reuses the manifest; an edit to any of those three changes it."""

@@ -32,6 +32,9 @@ import numpy as np
 from .. import cache
 
 _TEXTS_FILE = Path(__file__).with_suffix(".yml")
+# The sentences are data, read at import: every result whose code imports this module (its memo, and
+# layer_drop's, which reads TEXTS) keys on them (normref.cache: a module's declared files count as its source).
+__cache_files__ = ("smollm2_batch.yml",)
 
 
 def _texts() -> tuple[str, ...]:

