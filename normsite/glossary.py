@@ -256,6 +256,57 @@ def _quoted_latin(content: str, lang: str) -> list[tuple[int, int]]:
     return spans
 
 
+class _TermLinker:
+    """:func:`link_terms`' work on one page's text between tags: the glossary's matcher, the page's quoted
+    English (:func:`_quoted_latin`), and ``linked``, the ids linked so far, which it grows."""
+
+    def __init__(self, content: str, glossary: Glossary, lang: str, href: str, linked: set[str]):
+        self.m = _matcher(glossary)
+        self.lang, self.href, self.linked = lang, href, linked
+        self.quoted = _quoted_latin(content, lang)
+
+    def in_quote(self, at: int) -> int | None:
+        """Where the quotation holding page offset ``at`` ends; None if it is in none."""
+        for a, b in self.quoted:
+            if a <= at < b:
+                return b
+        return None
+
+    def link_piece(self, piece: str, offset: int) -> str:
+        """``piece`` (text at page offset ``offset``, no entity or formula in it) with its terms linked."""
+        out, pos, at = [], 0, 0
+        while (hit := self.m.regex.search(piece, at)) is not None:
+            g = hit.lastgroup
+            term, form = self.m.group_term[g], self.m.group_form[g]
+            quote_end = self.in_quote(offset + hit.start())
+            if quote_end is not None:
+                at = max(hit.end(), quote_end - offset)
+                continue
+            if _splits_word(piece, hit.start(), hit.end()):
+                at = hit.start() + 1  # a shorter term may still start here, or a word later
+                continue
+            at = hit.end()
+            if term.id in self.linked or _avoided(piece, hit.start(), hit.end(), form, term):
+                continue
+            self.linked.add(term.id)
+            out.append(piece[pos:hit.start()])
+            out.append(
+                f'<a class="nr-term" href="{_attr(self.href)}#{term.id}" title="{_attr(term.short[self.lang])}">'
+                f'{hit.group(0)}</a>'
+            )
+            pos = hit.end()
+        out.append(piece[pos:])
+        return "".join(out)
+
+    def link_text(self, text: str, offset: int) -> str:
+        """Text between two tags, at page offset ``offset``, linked around its entities and formulas (_UNTOUCHED)."""
+        pieces, at = [], offset
+        for i, piece in enumerate(_UNTOUCHED.split(text)):
+            pieces.append(piece if i % 2 or not piece else self.link_piece(piece, at))
+            at += len(piece)
+        return "".join(pieces)
+
+
 def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: set[str] | None = None) -> tuple[str, set[str]]:
     """Link the first occurrence of each glossary term in the text of rendered HTML.
 
@@ -272,54 +323,14 @@ def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: s
     """
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
-    m = _matcher(glossary)
-    linked = set() if linked is None else linked
-    quoted = _quoted_latin(content, lang)
-
-    def in_quote(at: int) -> int | None:
-        for a, b in quoted:
-            if a <= at < b:
-                return b
-        return None
-
-    def link_piece(piece: str, offset: int) -> str:
-        out, pos, at = [], 0, 0
-        while (hit := m.regex.search(piece, at)) is not None:
-            g = hit.lastgroup
-            term, form = m.group_term[g], m.group_form[g]
-            quote_end = in_quote(offset + hit.start())
-            if quote_end is not None:
-                at = max(hit.end(), quote_end - offset)
-                continue
-            if _splits_word(piece, hit.start(), hit.end()):
-                at = hit.start() + 1  # a shorter term may still start here, or a word later
-                continue
-            at = hit.end()
-            if term.id in linked or _avoided(piece, hit.start(), hit.end(), form, term):
-                continue
-            linked.add(term.id)
-            out.append(piece[pos:hit.start()])
-            out.append(
-                f'<a class="nr-term" href="{_attr(href)}#{term.id}" title="{_attr(term.short[lang])}">{hit.group(0)}</a>'
-            )
-            pos = hit.end()
-        out.append(piece[pos:])
-        return "".join(out)
-
-    def link_text(text: str, offset: int) -> str:
-        pieces, at = [], offset
-        for i, piece in enumerate(_UNTOUCHED.split(text)):
-            pieces.append(piece if i % 2 or not piece else link_piece(piece, at))
-            at += len(piece)
-        return "".join(pieces)
-
+    linker = _TermLinker(content, glossary, lang, href, set() if linked is None else linked)
     out: list[str] = []
     pos = 0
     skip_tag: str | None = None  # the element we are inside of and must not touch
     depth = 0
     for tag in _MARKUP.finditer(content):
         text = content[pos:tag.start()]
-        out.append(link_text(text, pos) if skip_tag is None and text.strip() else text)
+        out.append(linker.link_text(text, pos) if skip_tag is None and text.strip() else text)
         out.append(tag.group(0))
         pos = tag.end()
         t = _TAGNAME.match(tag.group(0))
@@ -335,8 +346,8 @@ def link_terms(content: str, glossary: Glossary, lang: str, href: str, linked: s
             if depth == 0:
                 skip_tag = None
     text = content[pos:]
-    out.append(link_text(text, pos) if skip_tag is None and text.strip() else text)
-    return "".join(out), linked
+    out.append(linker.link_text(text, pos) if skip_tag is None and text.strip() else text)
+    return "".join(out), linker.linked
 
 
 # ---------------------------------------------------------------- search

@@ -91,54 +91,57 @@ _FRACS = frozenset("frac tfrac dfrac".split())
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.S)
 
 
-def readable(tex: str) -> str:
-    """A TeX formula as readable HTML text: Unicode symbols, <sub>/<sup>, no backslashes.
+def _wrap(s: str) -> str:
+    """An argument of more than one symbol keeps its parentheses (a/(b+c), √(d_k))."""
+    plain = re.sub(r"<[^>]+>", "", s)
+    return s if len(plain) <= 1 or (plain[0] + plain[-1]) in ("()", "[]", "⟨⟩", "‖‖") else f"({s})"
 
-    For a search preview, not for typesetting: \\frac{a}{b} becomes a/b, \\sqrt{d} √d."""
-    if not isinstance(tex, str):
-        raise TypeError(f"tex must be a str, got {type(tex).__name__}")
-    tokens = [t for t in _TOKEN.findall(tex)]
-    pos = 0
 
-    def wrap(s: str) -> str:  # an argument of more than one symbol keeps its parentheses
-        plain = re.sub(r"<[^>]+>", "", s)
-        return s if len(plain) <= 1 or (plain[0] + plain[-1]) in ("()", "[]", "⟨⟩", "‖‖") else f"({s})"
+class _TexReader:
+    """:func:`readable`'s recursive reader: the formula's tokens and the position of the next one."""
 
-    def group(until: str | None) -> str:
-        nonlocal pos
+    def __init__(self, tex: str):
+        self.tokens = _TOKEN.findall(tex)
+        self.pos = 0
+
+    def group(self, until: str | None) -> str:
+        """The text up to the closing ``until`` ("}"), consumed; None: up to the end."""
         out = []
-        while pos < len(tokens):
-            t = tokens[pos]
+        while self.pos < len(self.tokens):
+            t = self.tokens[self.pos]
             if t == "}" and until == "}":
-                pos += 1
+                self.pos += 1
                 break
-            pos += 1
-            out.append(token(t))
+            self.pos += 1
+            out.append(self.token(t))
         return "".join(out)
 
-    def arg() -> str:
-        nonlocal pos
-        while pos < len(tokens) and tokens[pos].isspace():
-            pos += 1
-        if pos >= len(tokens):
+    def arg(self) -> str:
+        """A command's argument: the next {group} or single token, spaces before it skipped ("" at the end)."""
+        while self.pos < len(self.tokens) and self.tokens[self.pos].isspace():
+            self.pos += 1
+        if self.pos >= len(self.tokens):
             return ""
-        t = tokens[pos]
-        pos += 1
-        return group("}") if t == "{" else token(t)
+        t = self.tokens[self.pos]
+        self.pos += 1
+        return self.group("}") if t == "{" else self.token(t)
 
-    def token(t: str) -> str:
+    def token(self, t: str) -> str:
         if t == "{":
-            return group("}")
+            return self.group("}")
         if t == "}" or t == "&":
             return ""
         if t.isspace():
             return " "
         if t in ("_", "^"):
             tag = "sub" if t == "_" else "sup"
-            return f"<{tag}>{arg()}</{tag}>"
+            return f"<{tag}>{self.arg()}</{tag}>"
         if not t.startswith("\\"):
             return html.escape(t, quote=False)
-        name = t[1:]
+        return self.command(t[1:])
+
+    def command(self, name: str) -> str:
+        """\\name, its arguments read."""
         if name in _SYMBOLS:
             return html.escape(_SYMBOLS[name], quote=False)
         if name in _NAMES:
@@ -146,21 +149,28 @@ def readable(tex: str) -> str:
         if name in _DROP:
             return ""
         if name in _CONTENT:
-            return arg()
+            return self.arg()
         if name in ("begin", "end"):
-            arg()
+            self.arg()
             return ""
         if name == "sqrt":
-            return "√" + wrap(arg())
+            return "√" + _wrap(self.arg())
         if name in _FRACS:
-            num, den = arg(), arg()
-            return f"{wrap(num)}/{wrap(den)}"
+            num, den = self.arg(), self.arg()
+            return f"{_wrap(num)}/{_wrap(den)}"
         if name in _ACCENTS:
-            a = arg()
+            a = self.arg()
             return a + _ACCENTS[name] if len(a) == 1 else a
         return name  # an unknown command: its name, never a backslash
 
-    text = group(None)
+
+def readable(tex: str) -> str:
+    """A TeX formula as readable HTML text: Unicode symbols, <sub>/<sup>, no backslashes.
+
+    For a search preview, not for typesetting: \\frac{a}{b} becomes a/b, \\sqrt{d} √d."""
+    if not isinstance(tex, str):
+        raise TypeError(f"tex must be a str, got {type(tex).__name__}")
+    text = _TexReader(tex).group(None)
     return re.sub(r" {2,}", " ", text).strip()
 
 

@@ -114,19 +114,9 @@ def chapter_tops(chapters: list[Chapter]) -> dict[str, str]:
     return out
 
 
-def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str, bool]:
-    """One chapter made part of the print page at ``print_url``: (its <section>, whether it has math).
-    ``tops``: :func:`chapter_tops` of all chapters (a link to another chapter goes to its title)."""
-    from bs4 import BeautifulSoup
-
-    inside = {u: slug(u) for u in tops}
-    s = inside[c.url]
-    soup = BeautifulSoup(c.html, "html.parser")
-    # A chapter is reached at its title. The <section> itself carries no id: Material
-    # names each code block after its closest ancestor with an id (__code_<id>), so an
-    # id there would give every code block of the chapter the same one.
-    if soup.find("h1", id=True) is None:
-        soup.insert(0, soup.new_tag("a", id=f"__{s}"))
+def _drop_screen_only(soup) -> bool:
+    """Take out of a chapter's soup what only works on screen (widgets, scripts, permalinks, zoom links, dark
+    figures, lazy loading, glossary tooltips) and open its <details>; whether it linked KaTeX's stylesheet."""
     math = False
     for el in soup.select(DROP):
         el.decompose()
@@ -144,17 +134,28 @@ def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str,
             del img["loading"]
     for d in soup.select("details"):
         d["open"] = ""
+    for a in soup.select("a.nr-term[title]"):
+        del a["title"]
+    return math
+
+
+def _prefix_ids(soup, s: str) -> None:
+    """Every id of a chapter, and every reference to one (ID_ATTRS), prefixed with its slug ``s``."""
     for el in soup.select("[id]"):
         el["id"] = f"{s}--{el['id']}"
     for el in soup.select(",".join(f"[{a}]" for a in ID_ATTRS)):
         for a in ID_ATTRS:
             if el.has_attr(a):
                 el[a] = " ".join(f"{s}--{v}" for v in str(el[a]).split())
-    for a in soup.select("a.nr-term[title]"):
-        del a["title"]
+
+
+def _retarget(soup, page_url: str, print_url: str, inside: dict[str, str], tops: dict[str, str]) -> None:
+    """Each href and src of the chapter at ``page_url``: into the edition when it names a chapter (``inside``:
+    {its URL: its slug}; its title, or the section's prefixed id), else relative to ``print_url``; a link to
+    another site is marked."""
     for el in soup.select("[href], [src]"):
         attr = "href" if el.has_attr("href") else "src"
-        target = _resolve(el[attr], c.url)
+        target = _resolve(el[attr], page_url)
         if target is None:
             if attr == "href" and re.match(r"https?://", el[attr]):
                 el["class"] = el.get("class", []) + ["nr-print-ext"]  # paper shows its address (print.css)
@@ -164,6 +165,24 @@ def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str,
             el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{tops[path]}"
         else:
             el[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
+
+
+def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str, bool]:
+    """One chapter made part of the print page at ``print_url``: (its <section>, whether it has math).
+    ``tops``: :func:`chapter_tops` of all chapters (a link to another chapter goes to its title)."""
+    from bs4 import BeautifulSoup
+
+    inside = {u: slug(u) for u in tops}
+    s = inside[c.url]
+    soup = BeautifulSoup(c.html, "html.parser")
+    # A chapter is reached at its title. The <section> itself carries no id: Material
+    # names each code block after its closest ancestor with an id (__code_<id>), so an
+    # id there would give every code block of the chapter the same one.
+    if soup.find("h1", id=True) is None:
+        soup.insert(0, soup.new_tag("a", id=f"__{s}"))
+    math = _drop_screen_only(soup)
+    _prefix_ids(soup, s)
+    _retarget(soup, c.url, print_url, inside, tops)
     return (f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
             f'{soup.decode()}\n</section>'), math
 

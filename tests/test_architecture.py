@@ -248,3 +248,55 @@ def test_the_directive_grammar_names_kind_and_name():
         pattern("Value")
     with pytest.raises(TypeError, match="named must be"):
         pattern("value", named="yes")
+
+
+# ---------------------------------------------------------------- complexity
+
+MAX_COMPLEXITY = 15  # issue U: no function of the site layer or the hooks above McCabe complexity 15
+
+
+class _EveryGraph(dict):
+    """mccabe keys its graphs by name, so a second ``def x`` (a property's setter) would hide the first:
+    keyed by name and line here, every function is measured."""
+
+    def __setitem__(self, name, graph):
+        super().__setitem__((name, graph.lineno), graph)
+
+
+def complexities(path: Path) -> list[tuple[int, str, int]]:
+    """(line, name, complexity) of each function in a file, as mccabe (flake8's C901) measures it: the
+    PathGraphingAstVisitor that mccabe.get_code_complexity runs. A nested function counts toward the
+    function around it, and a statement with branches at module level is measured as one ("If 12")."""
+    import mccabe
+
+    visitor = mccabe.PathGraphingAstVisitor()
+    visitor.graphs = _EveryGraph()
+    visitor.preorder(ast.parse(path.read_text(encoding="utf-8"), str(path)), visitor)
+    return sorted((g.lineno, g.entity, g.complexity()) for g in visitor.graphs.values())
+
+
+def too_complex(paths, root: Path = ROOT, limit: int = MAX_COMPLEXITY) -> list[str]:
+    """``file:line name complexity`` (the file relative to ``root``) for each function of ``paths`` above ``limit``."""
+    return [f"{path.relative_to(root).as_posix()}:{line} {name} {n}"
+            for path in paths for line, name, n in complexities(path) if n > limit]
+
+
+def test_no_function_of_the_site_layer_or_the_hooks_is_above_complexity_15():
+    found = too_complex(sorted(p for package in ("normsite", "hooks") for p in (ROOT / package).rglob("*.py")))
+    assert not found, f"above McCabe complexity {MAX_COMPLEXITY} (split into named helpers):\n" + "\n".join(found)
+
+
+def test_the_complexity_check_counts_branches_and_closures_and_sees_a_getter_beside_its_setter(tmp_path):
+    """mccabe's own numbers (python -m mccabe) on a file written here: a closure's branch counts toward its
+    function, and a property's setter does not hide its getter."""
+    f = tmp_path / "m.py"
+    branches = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(15))
+    f.write_text("def flat(x):\n" + branches + "    return -1\n\n"
+                 "def outer(x):\n    def inner(y):\n        if y:\n            return 1\n        return 0\n"
+                 "    return inner(x)\n\n"
+                 "class C:\n    @property\n    def p(self):\n" + branches.replace("    ", "        ") + "        return 0\n\n"
+                 "    @p.setter\n    def p(self, v):\n        self.v = v\n", encoding="utf-8")
+    got = {(name, n) for _, name, n in complexities(f)}
+    assert got == {("flat", 16), ("outer", 3), ("C.p", 16), ("C.p", 1)}, got
+    assert too_complex([f], tmp_path) == ["m.py:1 flat 16", "m.py:43 C.p 16"]
+    assert too_complex([f], tmp_path, limit=16) == []

@@ -279,6 +279,54 @@ def _same_question(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, _question_key(a), _question_key(b)).ratio() >= 0.75
 
 
+def _length_problems(c, lang: str) -> list[str]:
+    """Card ``c``'s short and deep answers in ``lang`` whose spoken length is outside SHORT_UNITS / DEEP_UNITS."""
+    out = []
+    for field, (lo, hi) in (("short", SHORT_UNITS[lang]), ("deep", DEEP_UNITS[lang])):
+        n = spoken_units(getattr(getattr(c, field), lang), lang)
+        if not lo <= n <= hi:
+            out.append(f"card {c.id!r}: {field}.{lang} is {n} {'units' if lang == 'zh' else 'words'}, "
+                       f"not {lo}–{hi}")
+    return out
+
+
+def _voice_problems(c, lang: str, pats: dict[str, re.Pattern]) -> list[str]:
+    """Card ``c`` in ``lang`` speaking as the ledger or the page: a verdict opening its short answer, "this page"."""
+    out = []
+    if pats["opener"].match(getattr(c.short, lang)):
+        out.append(f"card {c.id!r}: short.{lang} opens with a ledger verdict: "
+                   f"{getattr(c.short, lang)[:20]!r}")
+    for text in c.texts(lang):
+        if pats["this_page"].search(text):
+            out.append(f"card {c.id!r}: {lang} says 'this page': {pats['this_page'].search(text).group(0)!r}")
+    return out
+
+
+def _followup_problems(c, lang: str, pats: dict[str, re.Pattern], cards) -> list[str]:
+    """Card ``c``'s follow-ups in ``lang`` that ask about the site or repeat a question of another of ``cards``."""
+    out = []
+    for f in c.followups:
+        q = getattr(f.q, lang)
+        if pats["about_site"].search(q):
+            out.append(f"card {c.id!r}: a {lang} follow-up asks about the site: {q[:40]!r}")
+        for other in cards:
+            if other.id != c.id and _same_question(q, getattr(other.question, lang)):
+                out.append(f"card {c.id!r}: a {lang} follow-up repeats card {other.id!r}'s question")
+    return out
+
+
+def _value_problems(c) -> list[str]:
+    """Card ``c``'s texts whose [[value: …]] names differ between zh and en."""
+    out = []
+    fields = [("question", c.question), ("short", c.short), ("deep", c.deep)]
+    fields += [(f"followup {i + 1}", x) for i, f in enumerate(c.followups) for x in (f.q, f.a)]
+    for name, text in fields:
+        zh, en = sorted(values_used(text.zh)), sorted(values_used(text.en))
+        if zh != en:
+            out.append(f"card {c.id!r}: {name} uses values {zh} in zh and {en} in en")
+    return out
+
+
 def speakable_problems(bank=None, ids=None) -> list[str]:
     """Every way the cards (all, or those in ``ids``) fail to be something a candidate says out loud:
     lengths outside SHORT_UNITS / DEEP_UNITS, a short answer that opens with a ledger verdict, "this page"
@@ -290,31 +338,11 @@ def speakable_problems(bank=None, ids=None) -> list[str]:
         if ids is not None and c.id not in ids:
             continue
         for lang in LANGS:
-            for field, (lo, hi) in (("short", SHORT_UNITS[lang]), ("deep", DEEP_UNITS[lang])):
-                n = spoken_units(getattr(getattr(c, field), lang), lang)
-                if not lo <= n <= hi:
-                    out.append(f"card {c.id!r}: {field}.{lang} is {n} {'units' if lang == 'zh' else 'words'}, "
-                               f"not {lo}–{hi}")
+            out += _length_problems(c, lang)
             pats = _spoken_patterns()
-            if pats["opener"].match(getattr(c.short, lang)):
-                out.append(f"card {c.id!r}: short.{lang} opens with a ledger verdict: "
-                           f"{getattr(c.short, lang)[:20]!r}")
-            for text in c.texts(lang):
-                if pats["this_page"].search(text):
-                    out.append(f"card {c.id!r}: {lang} says 'this page': {pats['this_page'].search(text).group(0)!r}")
-            for f in c.followups:
-                q = getattr(f.q, lang)
-                if pats["about_site"].search(q):
-                    out.append(f"card {c.id!r}: a {lang} follow-up asks about the site: {q[:40]!r}")
-                for other in bank.cards:
-                    if other.id != c.id and _same_question(q, getattr(other.question, lang)):
-                        out.append(f"card {c.id!r}: a {lang} follow-up repeats card {other.id!r}'s question")
-        fields = [("question", c.question), ("short", c.short), ("deep", c.deep)]
-        fields += [(f"followup {i + 1}", x) for i, f in enumerate(c.followups) for x in (f.q, f.a)]
-        for name, text in fields:
-            zh, en = sorted(values_used(text.zh)), sorted(values_used(text.en))
-            if zh != en:
-                out.append(f"card {c.id!r}: {name} uses values {zh} in zh and {en} in en")
+            out += _voice_problems(c, lang, pats)
+            out += _followup_problems(c, lang, pats, bank.cards)
+        out += _value_problems(c)
     for i, c in enumerate(bank.cards):
         for other in bank.cards[:i]:
             if (ids is None or c.id in ids) and _same_question(c.question.en, other.question.en):
