@@ -28,7 +28,7 @@ build: $(STAMP)
 	$(PY) -m normsite.sitebuild
 
 serve: $(STAMP)
-	$(PY) -m normsite.mkdocs serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
+	$(PY) hooks/mkdocs_cli.py serve --strict -f mkdocs.yml -a $(HOST):$(PORT)
 
 # The full suite, as CI runs it (.ci/run): unit, property, build, browser and real-model tests,
 # and the copy tests (marker `copy`: every snippet and notebook as copied from the served site,

@@ -44,7 +44,7 @@ def fingerprint(root: Path = ROOT) -> tuple:
 
 def build_english(site_dir: Path, root: Path = ROOT) -> subprocess.CompletedProcess:
     """`mkdocs build -f mkdocs.en.yml -d SITE_DIR` in a fresh process (its log in stderr)."""
-    return subprocess.run([sys.executable, "-m", "normsite.mkdocs", "build", "-f", str(root / "mkdocs.en.yml"), "-d", str(site_dir)],
+    return subprocess.run([sys.executable, str(root / "hooks" / "mkdocs_cli.py"), "build", "-f", str(root / "mkdocs.en.yml"), "-d", str(site_dir)],
                           cwd=root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
 
 

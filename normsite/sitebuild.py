@@ -32,7 +32,7 @@ __all__ = ["build", "main"]
 
 
 def _start(config: str, dest: Path, env: dict, log) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "normsite.mkdocs", "build", "--strict", "-f", config, "-d", str(dest)],
+    return subprocess.Popen([sys.executable, str(ROOT / "hooks" / "mkdocs_cli.py"), "build", "--strict", "-f", config, "-d", str(dest)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
 
 

@@ -1,4 +1,4 @@
-"""normsite.mkdocs: MkDocs' command line with mkdocs-jupyter's converter imported on first use."""
+"""hooks/mkdocs_cli.py: MkDocs' command line with mkdocs-jupyter's converter imported on first use."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from support import ROOT
 
 CODE = """
 import json, sys
-from normsite.mkdocs import LAZY, lazy
+sys.path.insert(0, 'hooks')
+from mkdocs_cli import LAZY, lazy
 for name in LAZY:
     lazy(name)
 from mkdocs_jupyter import plugin  # what MkDocs imports when it loads the plugin
@@ -30,9 +31,9 @@ def test_the_plugin_loads_without_its_converter_and_a_first_use_imports_it():
 
 
 def test_the_entry_point_runs_mkdocs_and_keeps_its_exit_status(tmp_path):
-    ok = subprocess.run([sys.executable, "-m", "normsite.mkdocs", "--version"], cwd=ROOT, capture_output=True,
+    ok = subprocess.run([sys.executable, "hooks/mkdocs_cli.py", "--version"], cwd=ROOT, capture_output=True,
                         text=True, timeout=300)
     assert ok.returncode == 0 and "version" in ok.stdout, ok.stderr[-2000:]
-    bad = subprocess.run([sys.executable, "-m", "normsite.mkdocs", "build", "-f", str(tmp_path / "none.yml")],
+    bad = subprocess.run([sys.executable, "hooks/mkdocs_cli.py", "build", "-f", str(tmp_path / "none.yml")],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "none.yml" in bad.stderr and "Traceback" not in bad.stderr

@@ -282,7 +282,7 @@ def serve_budget(res: dict, tree: Path, edits: int = 3) -> bool:
     env.pop("PYTHONPATH", None)
     log = tree / "serve.log"
     with open(log, "w") as lf:
-        proc = subprocess.Popen([PY, "-m", "normsite.mkdocs", "serve", "--strict", "-f", "mkdocs.yml", "-a", f"127.0.0.1:{port}"],
+        proc = subprocess.Popen([PY, "hooks/mkdocs_cli.py", "serve", "--strict", "-f", "mkdocs.yml", "-a", f"127.0.0.1:{port}"],
                                 cwd=tree, env=env, stdout=lf, stderr=subprocess.STDOUT, text=True)
     page = tree / "docs" / "zh" / "index.md"
     original = page.read_text(encoding="utf-8")

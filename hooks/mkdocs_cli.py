@@ -1,6 +1,6 @@
 """MkDocs' command line, with the notebook converter imported only when a notebook is converted.
 
-    python -m normsite.mkdocs build|serve …      (the arguments of ``python -m mkdocs``)
+    python hooks/mkdocs_cli.py build|serve …      (the arguments of ``python -m mkdocs``)
 
 mkdocs-jupyter's plugin imports its converter (``mkdocs_jupyter.convert``: nbconvert, mistune, bs4) when
 MkDocs loads it, about 0.6 s of every build and every `make serve` start. A warm build never needs it: the
