@@ -99,6 +99,9 @@ def rows(data: dict) -> list[tuple[str, str, str, str]]:
         if v.get("directive_edit_to_served_s"):
             out.append(("add a `[[value: …]]` to one page under `make serve` (the prepare pass runs) until it is served (median)",
                         f"{statistics.median(v['directive_edit_to_served_s']):.2f} s", "not a budget", ""))
+        if v.get("value_module_edit_to_served_s"):
+            out.append(("edit one value module (`normref/values/basics.py`) under `make serve` until the page is served (median)",
+                        f"{statistics.median(v['value_module_edit_to_served_s']):.2f} s", "not a budget yet", ""))
     if "weight" in parts:
         wt = parts["weight"]
         pages = wt.get("pages") or {}
