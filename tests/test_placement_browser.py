@@ -113,9 +113,8 @@ def test_placement_widget_matches_normref_by_keyboard(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
-def test_placement_widget_data_is_normref_numbers(built_cache):
-    """The embedded data against normref's own functions (the widget shows the data, checked above). No
-    browser; the measurements at the page's size are read from the build's cache (built_cache: build tier)."""
+def test_placement_widget_data_is_normref_numbers():
+    """The embedded data against normref's own functions (the widget shows the data, checked above)."""
     from normref.experiments import placement as pl
     from normref.results import placement as results
 
