@@ -9,7 +9,7 @@ choice, for repeated local runs of the slow tests; CI never sets it).
 
 Markers follow the fixtures a test uses (its whole fixture closure), not hand-written
 decorators:
-  build    the built site: `site`, `site_build`, `served` or `site_builder`
+  build    the built site: `site`, `site_build`, `served`, `built_cache` or `site_builder`
   browser  Chromium: `browser` (and `tab`, `clean_tab`)
   models   real model weights: `real_models`
 A hand-written `build` marker on a test that uses none of those fixtures is a
@@ -18,6 +18,12 @@ fast tier (`make test-fast`, which deselects all three and `copy`) holds every t
 needs no build. `browser` and `models` may also be written by hand, for a test
 that pays that cost another way (Chromium or a model run in a subprocess);
 prefer the fixture where there is one.
+
+A test that checks a result at the size a page shows it (an experiment's training runs, a
+caption's measured fields, the Anki deck's values) asks for `built_cache`: the build has computed
+the result into the session's cache, so the test reads it there instead of computing it a second
+time, and it runs in `make test` beside the build rather than in the fast tier. The fast tier
+keeps the tests of the same code on small inputs.
 
 Helpers live in support.py; test files import from there, never from each other.
 """
@@ -221,6 +227,14 @@ def site_build(_site_server, site_builder):
 def site(site_build) -> Path:
     """Folder of the built site: zh pages at site/, en pages at site/en/."""
     return site_build[0]
+
+
+@pytest.fixture(scope="session")
+def built_cache(site_build) -> Path:
+    """The session's cache (NORMREF_CACHE) once the site is built: it holds every result a page, a figure's
+    caption or the Anki deck shows, so a test that checks one of them reads it instead of computing it again
+    (the build is in its fixture closure: the test is marked `build`)."""
+    return Path(os.environ["NORMREF_CACHE"])
 
 
 @pytest.fixture(scope="session")

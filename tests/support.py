@@ -215,6 +215,48 @@ def load_tool(name: str):
     return mod
 
 
+# ---------------------------------------------------------------- figure texts without model weights
+
+
+class NeedsWeights(Exception):
+    """Raised in place of loading real model weights (inside :func:`no_model_weights`)."""
+
+
+@contextlib.contextmanager
+def no_model_weights():
+    """Within it, loading real weights (normref.models.checkpoint's one loader, which normref.models.load and
+    every experiment go through) raises NeedsWeights: a result already in the cache is still read."""
+    from normref.models import checkpoint
+
+    def refuse(model):
+        raise NeedsWeights(model)
+
+    real, checkpoint._load = checkpoint._load, refuse
+    try:
+        yield
+    finally:
+        checkpoint._load = real
+
+
+@functools.lru_cache(maxsize=1)
+def figure_texts_without_weights() -> tuple[dict, tuple[str, ...]]:
+    """({figure: {"alt": {lang: text}, "caption": {lang: text}}} of every figure whose texts need no real model
+    weights, filled in (every placeholder resolved, else FigureTextError), and the names of the others: their
+    captions' fields are a measurement on real weights (layer drop, the S-curve), which the fast tier does not
+    load; the tests that fill every figure's texts read those from the built site's cache (``built_cache``)."""
+    from normref import figures
+
+    texts, need = {}, []
+    with no_model_weights():
+        for name in figures.names():
+            spec = figures.get(name)
+            try:
+                texts[name] = {"alt": spec.alt, "caption": spec.caption}
+            except NeedsWeights:
+                need.append(name)
+    return texts, tuple(need)
+
+
 # ---------------------------------------------------------------- the static server
 
 

@@ -51,7 +51,8 @@ def _final_losses():
     return {k: float(np.mean(r[k][-20:])) for k in ("post/none", "post/warmup", "pre/none", "pre/warmup")}, r
 
 
-def test_warmup_did_not_rescue_post_ln_in_the_toy():
+def test_warmup_did_not_rescue_post_ln_in_the_toy(built_cache):
+    """The toll-booth page's four training runs, read from the build's cache (build tier)."""
     f, _ = _final_losses()
     # Warmup narrows Post-LN's gap to Pre-LN by less than a third, and Post-LN with warmup stays far above Pre-LN.
     # One seed, so the exact losses are fragile: the older check (the two Post-LN losses within 0.2 nats) passed
@@ -147,7 +148,8 @@ def test_mixln_is_less_even_than_pre_ln_by_max_over_min_and_cv():
     assert derived == _verdict("mixln-gradients-more-even")
 
 
-def test_pre_ln_trains_without_warmup_in_the_toy():
+def test_pre_ln_trains_without_warmup_in_the_toy(built_cache):
+    """The toll-booth page's four training runs, read from the build's cache (build tier)."""
     f, r = _final_losses()
     assert f["pre/none"] < r["entropy"] + 0.5 < r["uniform"]
     assert f["pre/none"] <= f["pre/warmup"] + 0.2

@@ -11,17 +11,32 @@ from pathlib import Path
 import pytest
 
 from normref import cache, figures
+from support import figure_texts_without_weights, no_model_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _has_alt_and_caption_in_both_languages(name, alt, caption):
+    for lang in figures.LANGS:
+        assert alt[lang].strip() and caption[lang].strip(), (name, lang)
+    assert alt["zh"] != alt["en"], f"{name}: alt text is not translated"
+
+
 def test_every_figure_has_alt_and_caption_in_both_languages():
+    """Every figure whose texts need no real model weights (support.figure_texts_without_weights); the
+    others, with the fields measured on real weights, in the test below that reads the build's cache."""
     assert figures.names(), "no figure registered"
+    texts, need_weights = figure_texts_without_weights()
+    assert set(texts) | set(need_weights) == set(figures.names()) and texts
+    for name, t in texts.items():
+        _has_alt_and_caption_in_both_languages(name, t["alt"], t["caption"])
+
+
+def test_every_figure_with_its_measured_fields_has_alt_and_caption_in_both_languages(built_cache):
+    """Every figure, its captions' measured fields read from the build's cache (build tier)."""
     for name in figures.names():
         spec = figures.get(name)
-        for lang in figures.LANGS:
-            assert spec.alt[lang].strip() and spec.caption[lang].strip(), (name, lang)
-        assert spec.alt["zh"] != spec.alt["en"], f"{name}: alt text is not translated"
+        _has_alt_and_caption_in_both_languages(name, spec.alt, spec.caption)
 
 
 def test_unknown_figure_and_bad_arguments_are_clear_errors():
@@ -36,9 +51,16 @@ def test_unknown_figure_and_bad_arguments_are_clear_errors():
 
 
 def test_figure_texts_file_matches_the_registry_and_fills_every_placeholder():
-    figures.check_texts()
+    """Every placeholder of the figures whose fields need no real model weights resolves (the texts are filled
+    in: support.figure_texts_without_weights); every figure's, in the test below that reads the build's cache."""
     raw = figures.texts()
     assert set(raw["figures"]) == set(figures.names())
+    texts, need_weights = figure_texts_without_weights()
+    assert set(texts) | set(need_weights) == set(figures.names())
+
+
+def test_figure_texts_with_their_measured_fields_fill_every_placeholder(built_cache):
+    figures.check_texts()
 
 
 def _texts_file(tmp_path, figs: dict, phrases: dict | None = None):
@@ -65,8 +87,12 @@ def test_figure_texts_are_validated_naming_the_figure(tmp_path):
     missing = {n: e for n, e in every.items() if n != "softmax_saturation"}
     with pytest.raises(figures.FigureTextError, match="no alt text and caption for the figure.s. softmax_saturation"):
         figures.check_texts(_texts_file(tmp_path, missing))
-    typo = {**every, "scale_invariance": _entry(en="seed {{sed}}")}
-    with pytest.raises(figures.FigureTextError, match=r"'scale_invariance', alt \(en\) uses the unknown placeholder \{\{sed\}\}"):
+    # The typo in the first figure check_texts fills: the figures before it would have their fields measured,
+    # some on real model weights, which the fast tier does not load.
+    first = figures.names()[0]
+    typo = {**every, first: _entry(en="seed {{sed}}")}
+    with no_model_weights(), pytest.raises(
+            figures.FigureTextError, match=rf"'{first}', alt \(en\) uses the unknown placeholder \{{\{{sed\}}\}}"):
         figures.check_texts(_texts_file(tmp_path, typo))
 
 

@@ -155,7 +155,8 @@ def test_u_spread_supports_the_page():
     assert b["ratio_raw"] < 1 < b["ratio_norm"]  # the initialization effect the page warns about
 
 
-def test_toy_training_supports_the_page():
+def test_toy_training_supports_the_page(built_cache):
+    """At the page's size: 12 training runs, which the build computes for the page (read here from its cache)."""
     import numpy as np
 
     from normref.experiments.moe import toy_training
@@ -167,6 +168,22 @@ def test_toy_training_supports_the_page():
     assert (curve[True][1:] < curve[False][1:]).all()  # "stays below" at the smaller learning rate
     for x in r["runs"]:
         assert np.isfinite(x["val"]).all() and x["val"][-1] < r["predict_mean_mse"]  # nothing blew up, all learnt
+
+
+def test_toy_training_on_a_small_setting_is_deterministic_and_finite():
+    """The training code in the fast tier: one seed, one learning rate, a few steps; both variants from the
+    same weights, evaluated every eval_every steps, the same numbers on a second run."""
+    import numpy as np
+
+    from normref.experiments.moe import ToyConfig, toy_training
+
+    cfg = ToyConfig(steps=6, batch=16, n_val=32, eval_every=3)
+    r = toy_training.uncached(seeds=(0,), lrs=(1e-2,), cfg=cfg)
+    assert [(x["lr"], x["seed"], x["normalize"]) for x in r["runs"]] == [(1e-2, 0, False), (1e-2, 0, True)]
+    for x in r["runs"]:
+        assert x["steps"] == [0, 3, 6] and np.isfinite(x["val"]).all()
+    assert r["cfg"]["steps"] == 6 and r["predict_mean_mse"] > 0
+    assert toy_training.uncached(seeds=(0,), lrs=(1e-2,), cfg=cfg) == r
 
 
 def test_experiment_bad_input():

@@ -51,11 +51,12 @@ def test_grads_at_init_per_placement():
     assert abs(r["pre+qk"] / r["pre"] - 1) < 0.05
 
 
-def test_detach_control_locates_the_output_norms_lopsided_gradient():
+def test_detach_control_locates_the_output_norms_lopsided_gradient(built_cache):
     """The output norm's layer 1 gets ≈ 10.8× the last layer's FFN gradient. With every sub-layer's input
     detached the profile is level (layer 1 ÷ last ≈ 0.86, max ÷ min ≈ 1.17): the weights are not the cause.
     Undetached, the stream carries ≈ 40× more gradient at x_0 than at x_L, ≈ 6.4× with QK-norm, ≈ 4.1×
-    in Pre-LN. Detached, the stream's gradient is the same at every layer (the residual path only)."""
+    in Pre-LN. Detached, the stream's gradient is the same at every layer (the residual path only).
+    The page's measurement (grad_paths, every variant), read from the build's cache (build tier)."""
     r, g = pl.grad_paths(), pl.grad_per_layer()
     for v in pl.VARIANTS:  # the same loop as grad_per_layer: the undetached rows are its numbers
         assert np.allclose(r[v]["ffn"], g[v], rtol=1e-6), v
@@ -69,7 +70,18 @@ def test_detach_control_locates_the_output_norms_lopsided_gradient():
     # The page's values are these numbers.
     assert values.get("placement.detach.ratio.output", "en") == values.fmt(det["first_over_last"], 2)
     assert values.get("placement.stream_grad.output_qk", "en") == values.fmt(s["output+qk"], 1)
-    # Homogeneity, which the page's exercise uses: with zero biases and ReLU, LN(f(cx)) = LN(f(x)).
+
+
+def test_detach_control_on_a_small_stack_matches_grad_per_layer_and_levels_the_stream():
+    """grad_paths in the fast tier, on three layers and one seed: its undetached rows are grad_per_layer's
+    numbers, and detached, the stream's gradient is the same at every layer. Then homogeneity, which the
+    page's exercise uses: with zero biases and ReLU, LN(f(cx)) = LN(f(x))."""
+    small = dict(variants=("output", "pre"), n_layer=3, d_model=16, n_head=2, block_size=8, batch=2, seeds=(0,))
+    r, g = pl.grad_paths.uncached(**small), pl.grad_per_layer.uncached(**small)
+    for v in small["variants"]:
+        assert np.allclose(r[v]["ffn"], g[v], rtol=1e-6), v
+        st = r[v]["stream_detached"]
+        assert np.allclose(st, st[:, -1:], rtol=1e-4), v
     import torch
 
     from normref.blocks import OutputNormBlock, TinyConfig, init_weights
@@ -240,7 +252,9 @@ def test_page_claims_hold_in_the_committed_lab(rep):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_values_and_table(lang):
+def test_values_and_table(built_cache, lang):
+    """Every placement value the page shows (the detach control's among them, grad_paths at the page's size),
+    read from the build's cache (build tier)."""
     names = [n for n in values.names() if n.startswith("placement.")]
     assert len(names) > 60
     for n in names:

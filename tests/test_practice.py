@@ -201,19 +201,11 @@ def _open_deck(data: bytes, tmp_path: Path) -> sqlite3.Connection:
     return conn
 
 
-@pytest.fixture(scope="module")
-def deck_bytes():
-    from normsite import directives, release
-
-    roots = release.site_urls("zh", "http://127.0.0.1:8000/")[1]["roots"]
-    expand = lambda text, lang: directives.expand(text, lang, practice.PAGE)  # noqa: E731
-    return practice.anki_deck(expand, roots, epoch=1_700_000_000), practice.anki_deck(expand, roots, epoch=1_700_000_000)
-
-
-def test_anki_deck_is_a_valid_collection_with_every_card(deck_bytes, bank, tmp_path):
+def _check_collection(conn: sqlite3.Connection, bank) -> None:
+    """Every card is one note of the deck, under a guid that follows its id, with its values filled in and
+    its math MathJax's."""
     import genanki
 
-    conn = _open_deck(deck_bytes[0], tmp_path)
     notes = conn.execute("SELECT guid, flds, tags FROM notes").fetchall()
     assert len(notes) == len(bank.cards) == conn.execute("SELECT count(*) FROM cards").fetchone()[0]
     by_guid = {g: f.split("\x1f") for g, f, _ in notes}
@@ -227,6 +219,40 @@ def test_anki_deck_is_a_valid_collection_with_every_card(deck_bytes, bank, tmp_p
     f = by_guid[genanki.guid_for("normref.practice", "identity-path")]
     assert re.search(r"\d", f[6]) and re.search(r"\d", f[7]) and "\\(" in f[7]
     assert practice.MODEL_ID == practice._stable_id("normref.practice.model")  # stable across builds and machines
+
+
+def _stand_in_values(text: str, lang: str) -> str:
+    """Every [[value: NAME]] as one stand-in number: the deck's own code on the real bank, with none of the
+    experiments the values come from (the build computes those; the tests of the built deck read its values)."""
+    return re.sub(r"\[\[value:[^\]]*\]\]", "1.25", text)
+
+
+ROOTS = {"zh": "http://127.0.0.1:8000/", "en": "http://127.0.0.1:8000/en/"}
+
+
+def test_anki_deck_of_stand_in_values_is_a_valid_collection_made_the_same_each_time(bank, tmp_path):
+    """The fast tier's test of the deck: every card, its fields and ids, and the same bytes for the same
+    epoch (another epoch changes them), with stand-in values."""
+    first = practice.anki_deck(_stand_in_values, ROOTS, epoch=1_700_000_000)
+    _check_collection(_open_deck(first, tmp_path), bank)
+    assert practice.anki_deck(_stand_in_values, ROOTS, epoch=1_700_000_000) == first
+    assert practice.anki_deck(_stand_in_values, ROOTS, epoch=1_700_000_001) != first  # the timestamp is in it
+
+
+@pytest.fixture(scope="module")
+def deck_bytes(built_cache):
+    """The deck with the real values, made twice for one epoch. The values are read from the session's cache,
+    where the build computed them for its own deck (cold, they cost every experiment a card quotes)."""
+    from normsite import directives, release
+
+    roots = release.site_urls("zh", "http://127.0.0.1:8000/")[1]["roots"]
+    expand = lambda text, lang: directives.expand(text, lang, practice.PAGE)  # noqa: E731
+    return practice.anki_deck(expand, roots, epoch=1_700_000_000), practice.anki_deck(expand, roots, epoch=1_700_000_000)
+
+
+def test_anki_deck_is_a_valid_collection_with_every_card(site, bank, tmp_path):
+    """The deck the build made (the one readers download), with the real values."""
+    _check_collection(_open_deck((site / practice.APKG).read_bytes(), tmp_path), bank)
 
 
 def test_anki_deck_bytes_are_the_same_for_the_same_commit(deck_bytes):

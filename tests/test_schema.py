@@ -84,13 +84,22 @@ def test_the_import_scanner_resolves_relative_imports_and_asks_what_is_a_module(
     assert imported(ast.parse("from . import x\n"), "p", True) == {"p", "p.x"}
 
 
+def test_the_committed_figure_texts_pass_the_schema_and_normrefs_checks_against_the_figures(built_cache):
+    """figure_texts.check: the schema, then normref's checks, which fill every figure's texts: the layer-drop
+    and S-curve captions' fields are measured on real weights, read here from the build's cache (build tier;
+    tests/test_figures.py fills the others in the fast tier)."""
+    from normsite.content import figure_texts
+
+    figure_texts.check()
+
+
 def test_the_site_validates_normrefs_figure_texts_whole(tmp_path):
     """normref reads figures.yml with plain checks (its wheel has no pydantic); the site validates the file
     whole with its schema (normsite.content.figure_texts) in the prepare pass and here."""
     from normref import figures
     from normsite.content import figure_texts
 
-    figure_texts.check()  # the committed file: the schema, then normref's checks against the figures
+    figure_texts.load()  # the committed file, by the schema (normref's checks against the figures: below)
     path = tmp_path / "figures.yml"
     path.write_text(yaml.safe_dump({"figures": {"x": {"alt": {"zh": "图", "en": "a"}, "caption": {"zh": "图"},
                                                       "credit": "me"}}}, allow_unicode=True), encoding="utf-8")

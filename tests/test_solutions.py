@@ -197,8 +197,9 @@ def test_shift_table_layer_norm_unchanged_rms_norm_toward_ones(lang):
     assert values.get("formulas.ex.shift_ln_change") == "0"
 
 
-def test_deeper_stack_table_extends_the_pages_measurement():
-    """The 12-layer row is the toll-booth page's own measurement (its value), the deeper rows rerun it."""
+def test_deeper_stack_table_extends_the_pages_measurement(built_cache):
+    """The 12-layer row is the toll-booth page's own measurement (its value), the deeper rows rerun it. The
+    measurements at every depth are read from the build's cache (build tier)."""
     from normref.experiments.toll_booth import GRAD, grad_per_layer
 
     t = values.table("toll.ex.depth", "en")

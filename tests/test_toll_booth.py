@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -176,7 +178,20 @@ def test_stream_norms_match_lemma2():
     assert np.all(np.diff(pre) > 0)  # the Pre-LN stream grows with depth
 
 
-def test_warmup_runs_pre_ln_trains_faster():
+def test_warmup_runs_on_a_small_setting_have_the_shape_and_the_shared_start():
+    """The training code in the fast tier: two layers, eight steps; the page's claim at its size is below."""
+    s = tb.TrainSetting(n_layer=2, steps=8, warmup=4)
+    r = tb.warmup_runs.uncached(s)
+    assert r["setting"] == dataclasses.asdict(s) and 0 < r["entropy"] < r["uniform"]
+    for k in ("post/none", "post/warmup", "pre/none", "pre/warmup"):
+        assert r[k].shape == (8,) and np.all(np.isfinite(r[k]))
+    assert r["post/none"][0] == pytest.approx(r["post/warmup"][0])
+    assert r["pre/none"][0] == pytest.approx(r["pre/warmup"][0])
+    assert not np.allclose(r["post/none"], r["post/warmup"])  # the warmup changes the steps after the first
+
+
+def test_warmup_runs_pre_ln_trains_faster(built_cache):
+    """At the page's size (four 150-step runs of 12 layers), read from the build's cache (build tier)."""
     r = tb.warmup_runs()
     keys = ("post/none", "post/warmup", "pre/none", "pre/warmup")
     s = r["setting"]
