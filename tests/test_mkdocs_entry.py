@@ -1,4 +1,4 @@
-"""hooks/mkdocs_cli.py: MkDocs' command line with mkdocs-jupyter's converter imported on first use."""
+"""hooks/mkdocs_cli.py: MkDocs' command line with mkdocs-jupyter's converter imported on first use (normsite.lazyimport)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from support import ROOT
 
 CODE = """
 import json, sys
-sys.path.insert(0, 'hooks')
-from mkdocs_cli import LAZY, lazy
+from normsite.lazyimport import LAZY, lazy
 for name in LAZY:
     lazy(name)
 from mkdocs_jupyter import plugin  # what MkDocs imports when it loads the plugin

@@ -274,6 +274,16 @@ def _get(url: str) -> str | None:
         return None
 
 
+def _served(url: str, marker: str, within: float) -> float | None:
+    """Seconds until the page at ``url`` holds ``marker`` (None when it does not within ``within`` seconds)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < within:
+        if marker in (_get(url) or ""):
+            return time.perf_counter() - t0
+        time.sleep(0.05)
+    return None
+
+
 # The value module edit, as tests/test_prepare.py's serve test makes it: (module, the line, what it becomes with {marker}).
 VALUE_EDIT = ("normref/values/basics.py", '"worked.mean_sq": lambda: fmt(float(np.mean(WORKED_X**2)), 1),',
               '"worked.mean_sq": lambda: "{marker}",')
@@ -290,12 +300,7 @@ def _value_module_edit(tree: Path, url: str, log: Path, edits: int) -> list[floa
         for k in range(edits):
             marker = f"{31415926 + k}{time.time_ns() % 10**6}"
             module.write_text(original.replace(VALUE_EDIT[1], VALUE_EDIT[2].format(marker=marker)), encoding="utf-8")
-            t0 = time.perf_counter()
-            seen = None
-            while time.perf_counter() - t0 < 120 and seen is None:
-                if marker in (_get(url) or ""):
-                    seen = time.perf_counter() - t0
-                time.sleep(0.05)
+            seen = _served(url, marker, 120)
             if seen is None:
                 raise SystemExit(f"the edit to {VALUE_EDIT[0]} was not served within 120 s:\n{log.read_text()[-3000:]}")
             out.append(seen)
@@ -354,12 +359,7 @@ def serve_budget(res: dict, tree: Path, edits: int = 3) -> bool:
             marker = f"perf-directive-marker-{k}-{time.time_ns()}"
             n_ran = log.read_text().count("normref prepare [")
             page.write_text(original + f"\n\n{marker} [[value: {name}]]\n", encoding="utf-8")
-            t0 = time.perf_counter()
-            seen = None
-            while time.perf_counter() - t0 < 60 and seen is None:
-                if marker in (_get(url) or ""):
-                    seen = time.perf_counter() - t0
-                time.sleep(0.05)
+            seen = _served(url, marker, 60)
             if seen is None or log.read_text().count("normref prepare [") <= n_ran:
                 raise SystemExit(f"the edit adding [[value: {name}]] was not served within 60 s, or ran no prepare pass:\n"
                                  f"{log.read_text()[-3000:]}")

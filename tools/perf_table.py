@@ -17,6 +17,8 @@ import statistics
 import sys
 from pathlib import Path
 
+import marked  # tools/, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 PERF_JSON = ROOT / "tools" / "perf-build.json"
 DOC = ROOT / "CONTRIBUTING.md"  # the contributors' guide holds the table (the README is one screen)
@@ -138,16 +140,12 @@ def render(data: dict) -> str:
 
 def doc_block(text: str) -> str:
     """What the document holds between the markers (ValueError when they are missing)."""
-    if BEGIN not in text or END not in text:
-        raise ValueError(f"{DOC.name} must hold the performance table between {BEGIN!r} and {END!r}")
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+    return marked.block(text, BEGIN, END, f"{DOC.name}'s performance table")
 
 
 def rendered_doc(text: str, data: dict) -> str:
     """``text`` with the table between its markers rendered from ``data``."""
-    doc_block(text)
-    head, rest = text.split(BEGIN, 1)
-    return head + BEGIN + "\n" + render(data) + "\n" + END + rest.split(END, 1)[1]
+    return marked.replaced(text, BEGIN, END, render(data), f"{DOC.name}'s performance table")
 
 
 def main(argv=None) -> int:

@@ -16,6 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import marked  # tools/, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "CONTRIBUTING.md"
 BEGIN = "<!-- plan-table: rendered by tools/plan_table.py from python -m normsite.prepare --plan; do not edit -->"
@@ -24,16 +26,12 @@ END = "<!-- /plan-table -->"
 
 def doc_block(text: str) -> str:
     """What the document holds between the markers (ValueError when they are missing)."""
-    if BEGIN not in text or END not in text:
-        raise ValueError(f"{DOC.name} must hold the table of what an edit re-runs between {BEGIN!r} and {END!r}")
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+    return marked.block(text, BEGIN, END, f"{DOC.name}'s table of what an edit re-runs")
 
 
 def rendered_doc(text: str, table: str) -> str:
     """``text`` with ``table`` between its markers."""
-    doc_block(text)
-    head, rest = text.split(BEGIN, 1)
-    return head + BEGIN + "\n" + table + "\n" + END + rest.split(END, 1)[1]
+    return marked.replaced(text, BEGIN, END, table, f"{DOC.name}'s table of what an edit re-runs")
 
 
 def main(argv=None) -> int:
