@@ -1,6 +1,7 @@
 """MkDocs adapter: each event hands its page or files to normsite (normsite.build.Site), where the logic lives.
 
-What normref computes comes from the prepare pass, a fresh process per build (normsite.prepare); under
+What normref computes comes from the prepare pass (normsite.prepare: a fresh process, once for both languages, none
+when nothing it reads changed); under
 `mkdocs serve` each rebuild also re-imports the site layer, so every edit shows on the next rebuild."""
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ class Site:
         mine = self.manifest["langs"][self.lang]
         if self.manifest["ran"]:
             self.stats.update(mine["stats"])
-        else:  # the other build drew and ran them: from the cache, for this one
+        else:  # a pass drew and ran them before this build (normsite.sitebuild's, or an earlier build's): from the cache
             st = mine["stats"]
             self.stats.update(fig_hit=st["fig_hit"] + st["fig_miss"], snip_hit=st["snip_hit"] + st["snip_miss"])
         out += [(uri, Path(path).read_bytes()) for uri, path in mine["files"].items()]
@@ -377,7 +377,7 @@ class Site:
     # ------------------------------------------------------------ report
 
     def report(self) -> str:
-        """One line: figures drawn by this build (any language: the first build draws both) and this
+        """One line: figures drawn by this build (any language: the pass draws both) and this
         build's figures it found cached; the same for snippets; the notebooks (both languages) the prepare
         pass executed and found cached (its own line has the pool's time); the page steps; the heavy
         modules this MkDocs process imported (none: the prepare pass imports them)."""

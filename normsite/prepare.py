@@ -358,7 +358,8 @@ def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, roots: Map
     expected = os.environ.get(PASS)
     if expected and expected != path.name:  # normsite.sitebuild ran the pass for other inputs than this build's
         raise SiteError(f"normsite.sitebuild prepared {expected}, but this build's inputs make {path.name} "
-                        "(a docs folder, the site's address or NORMREF_NO_GENERATED differs between them)")
+                        "(a file the pass reads was edited since it ran, or a docs folder, the site's address or "
+                        "NORMREF_NO_GENERATED differs between them)")
     if manifest is not None:
         if os.environ.get(PASS_RAN) == path.name:  # normsite.sitebuild ran it for this build, just now
             return dict(manifest, ran=True, name=path.name,

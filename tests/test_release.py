@@ -122,9 +122,9 @@ def test_two_clean_builds_are_byte_identical(request, site_builder, site_url, tm
     proc = site_builder(cold, site_url=site_url, env_extra={"NORMREF_CACHE": str(cache)})
     # The session's site only now: under pytest-xdist (make test) the other worker builds it meanwhile.
     site = request.getfixturevalue("site")
-    # The prepare pass (a fresh process the Chinese build starts) draws every figure variant of both
-    # languages on the pool (normsite.ahead): none was cached; the English build then finds its own in
-    # the cache this run filled.
+    # The prepare pass (a fresh process normsite.sitebuild runs before both builds) draws every figure variant
+    # of both languages on the pool (normsite.ahead): none was cached; the Chinese build reports that work, and
+    # the English build finds its own in the cache this run filled.
     prep = re.search(r"normref prepare \[zh, en\]: computed \d+ of \d+ \(svg (\d+) of (\d+),", proc.stderr)
     zh = re.search(r"normref \[zh\]: figures (\d+) rendered, 0 from cache", proc.stderr)
     en = re.search(r"normref \[en\]: figures 0 rendered, (\d+) from cache", proc.stderr)
