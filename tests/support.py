@@ -204,10 +204,13 @@ def snippet_loads_models(path: Path) -> bool:
 
 
 def load_tool(name: str):
-    """tools/NAME.py as a module (the tools are scripts, not a package)."""
+    """tools/NAME.py as a module (the tools are scripts, not a package). As when one runs as a script, the
+    folder is on sys.path, so a tool imports its siblings (tools/marked.py) whichever test loads it first."""
     mod_name = f"normref_tool_{name}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
     spec = importlib.util.spec_from_file_location(mod_name, ROOT / "tools" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = mod  # dataclasses look their module up there
