@@ -1,5 +1,6 @@
 """The build's parallel work: normsite.pool, normsite.locks (the cache's per-entry locks in a build), and
-normref's own parallel drawing (``python -m normref figures --jobs N``).
+normref's one process pool (normref.cores.starmap: ``python -m normref figures --jobs N`` and the
+refresh commands).
 
 A figure drawn in another process must be the same bytes as one drawn serially (the
 reproducibility test compares whole builds; this compares the ways of drawing),
@@ -53,6 +54,25 @@ def test_pool_returns_results_in_task_order_and_raises_a_task_error(monkeypatch)
         pool.run([(divmod, 1, 1), (divmod, 1, 0)])
     with pytest.raises(TypeError, match="a task is"):
         pool.run([("not a function", 1)])
+
+
+def test_normrefs_one_process_pool_keeps_order_and_checks_its_count():
+    """normref.cores.starmap: the calls' results in order, on 1 or 2 processes alike; a bad count names it."""
+    calls = [(b, 2) for b in range(5)]
+    assert list(cores.starmap(pow, calls, 1)) == list(cores.starmap(pow, calls, 2)) == [b * b for b in range(5)]
+    assert list(cores.starmap(pow, [], 2)) == []
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(ValueError, match="processes must be a positive integer"):
+            list(cores.starmap(pow, calls, bad))
+
+
+def test_normref_starts_processes_only_through_cores_starmap():
+    """normref keeps one process pool (normref.cores.starmap), for its own commands; nothing else in the
+    package starts processes side by side (the build's scheduler is normsite.pool)."""
+    offenders = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "normref").rglob("*.py"))
+                 if p.name != "cores.py" and any(w in p.read_text(encoding="utf-8")
+                                                 for w in ("ProcessPoolExecutor", "multiprocessing", "Pool("))]
+    assert offenders == [], f"start processes through normref.cores.starmap: {offenders}"
 
 
 @pytest.mark.parametrize("value", ["two", "0", "-1", "1.5"])

@@ -280,8 +280,6 @@ def _one_text(i: int, calib: list[dict]) -> dict:
 def run_all(processes: int = 1, log=print) -> dict:
     """The whole measurement on every text of normfree.yml, ``processes`` texts at a time (each on one torch
     thread): a report with the machine, date and seconds."""
-    from concurrent.futures import ProcessPoolExecutor
-
     import torch
 
     from ..bench import machine_info
@@ -293,11 +291,9 @@ def run_all(processes: int = 1, log=print) -> dict:
     with torch.no_grad():
         calib = calibrate(m)
     n = len(texts()["texts"])
-    if processes == 1:
-        per_text = [_one_text(i, calib) for i in range(n)]
-    else:
-        with ProcessPoolExecutor(processes) as ex:
-            per_text = list(ex.map(_one_text, range(n), [calib] * n))
+    from ..cores import starmap  # normref's one process pool; processes=1 runs here, in order
+
+    per_text = list(starmap(_one_text, [(i, calib) for i in range(n)], processes))
     for r in per_text:
         log(f"{r['id']:<24} base {r['base']:.3f} nats ({r['seconds']:.0f} s)")
     return {

@@ -441,22 +441,15 @@ def run_lab(s: LMSetting = FULL, corpus: Corpus | None = None, jobs: int = 1, lo
     todo = s.runs()
     t0 = time.perf_counter()
     results = []
-    if jobs == 1:
-        it = (train_run(corpus, s, **r) for r in todo)
-    else:
-        import concurrent.futures as cf
-        import multiprocessing as mp
+    from ..cores import starmap  # normref's one process pool; jobs=1 runs here, in order
 
-        pool = cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn"))
-        it = pool.map(_worker, [(corpus, s, r) for r in todo])
+    it = starmap(_worker, [((corpus, s, r),) for r in todo], jobs)
     for i, rec in enumerate(it, 1):
         results.append(rec)
         last = rec["checks"][-1]["val_loss"]
         log(f"[{i}/{len(todo)}] {rec['variant']:<10} lr={rec['lr']:g} warmup={rec['warmup']:<3} seed={rec['seed']} "
             f"held-out loss {'diverged at step ' + str(rec['diverged_at']) if rec['diverged_at'] else f'{last:.3f}'}"
             f" ({rec['seconds']:.1f} s)")
-    if jobs > 1:
-        pool.shutdown()
     machine["load_average_at_end"] = list(_loadavg())
     return {"schema": SCHEMA, "machine": machine, "seconds": round(time.perf_counter() - t0, 1),
             "setting": asdict(s), "corpus": corpus.describe(), "uniform_loss": math.log(len(corpus.vocab)),

@@ -363,24 +363,13 @@ def render_task(name: str, lang: str, theme: str) -> bool:
     return render_cached(name, lang, theme)[1]
 
 
-def _one_torch_thread() -> None:
-    """A drawing worker's start: torch on one thread, as a serial run draws (:func:`render_many`)."""
-    import torch
-
-    torch.set_num_threads(1)
-
-
 def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
     """``[render_cached(name, lang, theme) for (name, lang, theme) in jobs]``, the misses drawn by
     ``n_workers`` processes at once (default: normref.cores.workers, NORMREF_WORKERS or one per core;
     1: here, in order). Each draws with torch on one thread, as a serial run does, so the SVG bytes
     are those a serial run draws. Two workers that need the same missing experiment may both compute
     it: normref takes no locks (a site build's pool does, and runs something else meanwhile)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from ..cores import workers
-    from ..experiments import one_thread
+    from ..cores import starmap
 
     jobs = [tuple(j) for j in jobs]
     for name, lang, theme in jobs:
@@ -388,14 +377,7 @@ def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
         get(name)  # an unknown name fails before any work
     steps = [step_of(*j) for j in jobs]
     missing = schedule([j for j, s in zip(jobs, steps) if not s.cached()])
-    n = min(n_workers or workers(), len(missing))
-    if n <= 1:
-        with one_thread():
-            hits = [render_task(*j) for j in missing]
-    else:  # fresh interpreters (spawn): no thread of this process is inherited, and NORMREF_CACHE is this one's
-        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_one_torch_thread) as ex:
-            hits = list(ex.map(render_task, *zip(*missing)))
+    hits = list(starmap(render_task, missing, n_workers))  # normref's one process pool (normref.cores)
     drawn = {j for j, hit in zip(missing, hits) if not hit}
     out = []
     for j, s in zip(jobs, steps):
