@@ -25,7 +25,6 @@ a clone's root (the build, the tests); else in the reader's cache folder
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -43,7 +42,7 @@ from ._imports import imported
 from ._registry import registered_modules
 
 __all__ = ["LIBS", "location", "cache_dir", "user_cache_dir", "MARKER", "made_by_normref", "recorded_entries", "folder", "closure", "declared_files", "relative", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
-           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "GUARD", "guard", "clear", "STATS"]
+           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "clear", "STATS"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI.
 STATS = {"hit": 0, "miss": 0}
@@ -159,7 +158,7 @@ def _own(root: Path) -> set[str] | None:
 
 
 def folder(name: str) -> Path:
-    """The cache's top-level folder ``name`` (a kind of result: "figures", "locks"), made if missing and
+    """The cache's top-level folder ``name`` (a kind of result: "figures", "data"), made if missing and
     recorded in the root's :data:`MARKER`: every writer makes its folder here, so that
     ``python -m normref cache --clear`` knows what normref made and deletes nothing else."""
     if not isinstance(name, str) or not name or "/" in name or name in (".", "..", MARKER):
@@ -518,21 +517,19 @@ def _remember(s: Step) -> None:
 
 
 def step(s: Step, compute, dumps=lambda b: b, loads=lambda b: b):
-    """The stored result of ``s``, or ``compute()`` stored under the entry's guard (:func:`guard`: with the
-    build's locks, computed once across processes); (value, was_hit). A miss appends "kind/name: why" to
+    """The stored result of ``s``, or ``compute()`` stored; (value, was_hit). normref takes no lock: two
+    processes that want one missing entry at once may both compute it, but never tear it (every write is a
+    temporary file renamed into place); a build computes each once by planning it as one task
+    (normsite.ahead). A miss appends "kind/name: why" to
     :data:`WHY` and remembers the key's parts for the next one."""
     blob = get(s.kind, s.key, s.suffix)
     if blob is not None:
         return loads(blob), True
-    with guard(s.kind, s.key):
-        p = s.path
-        if p.exists():  # another process computed it while we waited for the guard
-            return loads(p.read_bytes()), True
-        WHY.append(f"{s.kind}/{s.name}: {why(s)}")
-        value = compute()
-        put(s.kind, s.key, dumps(value), s.suffix)
-        _remember(s)
-        return value, False
+    WHY.append(f"{s.kind}/{s.name}: {why(s)}")
+    value = compute()
+    put(s.kind, s.key, dumps(value), s.suffix)
+    _remember(s)
+    return value, False
 
 
 # ---------------------------------------------------------------- storage
@@ -567,29 +564,6 @@ def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
     os.replace(tmp, p)
 
 
-def _no_guard(kind: str, key: str):
-    return contextlib.nullcontext()
-
-
-# Entered around the computation of every missing entry: GUARD(kind, key) is a context manager.
-# normref alone takes no lock (a reader's wheel has no cross-process scheduler): two processes may
-# then compute one entry twice, but never tear it, since every write is a temporary file renamed into
-# place (put, _remember). A build installs its per-entry file locks here (normsite.locks), so that
-# its processes compute each entry once.
-GUARD = _no_guard
-
-
-def guard(kind: str, key: str):
-    """The guard of one cache entry while it is computed: ``with cache.guard(kind, key): ...``
-    (:data:`GUARD`; nothing unless a build installed its locks)."""
-    return GUARD(kind, key)
-
-
-# The same, under the name normref.models.llama calls: that module's source is in the key of its
-# converted weights and of every model measurement, so it keeps its call until it changes anyway.
-locked = guard
-
-
 def _call_repr(params) -> str:
     """"(a=1, b='x')", shortened: a memo's step name, one per set of arguments."""
     text = "(" + ", ".join(f"{k}={v!r}" for k, v in params) + ")"
@@ -602,8 +576,8 @@ def memo(fn):
     The key covers the import closure of the function's module (so the code it
     calls, wherever it lives in normref), its arguments and the library versions.
     Use it for experiments that the zh and en builds (two processes) and several
-    figures share. Processes of a build that ask for the same missing result at
-    once compute it once (:func:`guard`).
+    figures share. A build computes each result once: it runs the calls a module
+    declares (``EXPERIMENTS``, normref.experiments.declared) as tasks of their own.
     """
     if not callable(fn):
         raise TypeError("memo takes no arguments: write @cache.memo; the modules a result depends on are "

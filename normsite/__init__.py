@@ -13,18 +13,15 @@ The site's content (glossary, cards, quiz, claims, their pydantic schema and the
 is the subpackage :mod:`normsite.content`. Importing normsite plugs the content's values and widget data
 into normref's registries (``normref._registry.plug``: normref imports them by name when a registry loads).
 
-Importing it installs the build's per-entry locks as the guard of normref's cache
-(:mod:`normsite.locks`): every process of a build (the prepare pass, the workers of
-its pool, the MkDocs builds) computes a missing result once between them.
+A build computes each result once without locks: its prepare pass plans every result as one task per
+key, the experiments those read as tasks of their own that run first (:mod:`normsite.ahead`,
+:mod:`normsite.pool`), and the MkDocs builds that follow find all of it in the cache.
 """
 
 from normref.bilingual import LANGS  # noqa: E402  (the one definition: normref.bilingual)
 
 from normref._registry import plug as _plug  # noqa: E402
 
-from . import locks as _locks
-
-_locks.install()
 _plug("normref.values", "normsite.content.values")
 _plug("normref.data", "normsite.content.datasets")
 

@@ -1,4 +1,5 @@
-"""The build's slow work as one plan, executed on every core: figures, snippets, notebooks and directive expansions.
+"""The build's slow work as one plan, executed on every core: experiments, figures, snippets, notebooks and
+directive expansions.
 
 :func:`plan` lists every result the pages of both languages ask for, one :class:`Task` per cache key: every
 referenced figure in both languages and themes, every snippet's output, every executed notebook
@@ -8,6 +9,13 @@ normref.cache.step_of; for a directive, :func:`normsite.directives.recipe`). :fu
 misses to one pool (:mod:`normsite.pool`, a process per core, torch on one thread each), longest first by
 the CPU seconds each took when it was last computed (:func:`order`); what is already cached costs one file
 check. The page loops of both builds then find everything in the cache.
+
+The cached experiments those results read are tasks too (:func:`experiment_tasks`): each module that draws
+or states them declares the calls it makes (``EXPERIMENTS``, read by :func:`normref.experiments.declared`
+from its source), each call is one task however many results read it, and it runs before them: a missing
+figure after its own module's experiments, any other missing result after all of them. So no two processes
+compute one experiment, and nothing waits on a lock. A result that computed an experiment itself was
+missing a declaration: :attr:`Ahead.undeclared` names it, and the pass's log says so.
 
 The results are the same bytes a serial build makes: each figure is drawn by the same code on one torch thread
 either way, and a snippet is a subprocess either way.
@@ -24,7 +32,7 @@ from normref import cache
 
 from . import LANGS, SiteError, directives, nbexec, snippets
 
-__all__ = ["Ahead", "Task", "docs_dirs", "plan", "order", "run"]
+__all__ = ["Ahead", "Task", "docs_dirs", "plan", "experiment_tasks", "order", "run"]
 
 
 @dataclass
@@ -37,26 +45,33 @@ class Ahead:
     snippets_cached: int = 0
     notebooks_run: set = field(default_factory=set)  # {source path} executed into the cache (normsite.nbexec)
     notebooks_cached: int = 0
+    experiments: list = field(default_factory=lambda: [0, 0])  # [computed, already cached] experiment tasks
     workers: int = 0
     cpu_s: float = 0.0
     wall_s: float = 0.0
-    requeued: int = 0
     directives: dict = field(default_factory=dict)  # {kind: [computed, cached]} by the pool's directive tasks
     directive_tasks: dict = field(default_factory=dict)  # {kind: how many top-level tasks the pool ran}
     why: list = field(default_factory=list)  # "kind/name: why it is computed", one per miss (normref.cache.why)
+    undeclared: list = field(default_factory=list)  # "result: data/experiment", computed by a result, not first
     figure_steps: dict = field(default_factory=dict)  # {(name, lang, theme): its cache step}, found once per pass
 
 
 @dataclass(frozen=True)
 class Task:
-    """One result the pass asks for: what it is (``kind``: figure, directive, notebook or snippet, and ``what``:
-    (name, lang, theme), (kind, name, lang), the notebook's source or the snippet's name), its cache step, and
-    the pool call that computes it into the cache (normsite.pool's (function, *arguments))."""
+    """One result the pass asks for: what it is (``kind``: figure, directive, notebook, snippet or experiment, and
+    ``what``: (name, lang, theme), (kind, name, lang), the notebook's source, the snippet's name or the experiment's
+    call), its cache step (None for an experiment: its results' keys are its own function's to make, in the worker),
+    and the pool call that computes it into the cache (normsite.pool's (function, *arguments))."""
 
     kind: str
     what: object
-    step: cache.Step
+    step: cache.Step | None
     call: tuple
+
+    @property
+    def name(self) -> str:
+        """"kind/name": the cache step's, or "experiment/" and the call."""
+        return f"{self.step.kind}/{self.step.name}" if self.step is not None else f"{self.kind}/{self.what}"
 
 
 def docs_dirs(lang: str, docs_dir: Path) -> dict[str, Path]:
@@ -115,6 +130,65 @@ def plan(dirs: dict[str, Path], notebooks=(), *, draw: bool = True, directive_jo
     return list({(t.step.kind, t.step.key): t for t in tasks}.values())
 
 
+def _declaring_modules() -> tuple[str, ...]:
+    """Every module that may declare EXPERIMENTS: the figure, value and widget data modules, the site's included."""
+    import normref.data
+    import normref.figures
+    import normref.values
+    from normref._registry import plugged, registered_modules
+
+    return tuple(m for pkg in (normref.figures, normref.values, normref.data)
+                 for m in (*registered_modules(pkg.__name__, pkg.__path__), *plugged(pkg.__name__)))
+
+
+def _prerequisites(specs: list[str]) -> dict[str, tuple[str, ...]]:
+    """{experiment: the experiments it must come after}, for ``specs`` and all they need: an experiment's module
+    may declare EXPERIMENTS of its own (those in other modules run first: the converted weights every SmolLM2
+    measurement loads, say). In the order to plan them; a cycle is a SiteError naming it."""
+    from normref import experiments  # here: a warm build's pass plans no experiment and imports none of it
+
+    out: dict[str, tuple[str, ...]] = {}
+    path: list[str] = []
+
+    def visit(spec: str) -> None:
+        if spec in out:
+            return
+        if spec in path:
+            raise SiteError("the declared experiments form a cycle: " + " -> ".join([*path[path.index(spec):], spec]))
+        path.append(spec)
+        module = experiments.parse(spec)[0]
+        pre = tuple(p for p in experiments.declared(module) if experiments.parse(p)[0] != module)
+        for p in pre:
+            visit(p)
+        path.pop()
+        out[spec] = pre
+
+    for s in specs:
+        visit(s)
+    return out
+
+
+def experiment_tasks(missing: list[Task]) -> tuple[list[Task], list[set[int]], list[set[int]]]:
+    """The experiment tasks the ``missing`` results need, one per declared call (and the calls those declare in
+    turn); for each of them, the indices (into those tasks) it must wait for; and the same for each missing
+    result: a figure waits for those its module declares, any other result (a directive expansion, a notebook or
+    a snippet, whose reads are not one module's) for all of them. Reads the declarations from source: nothing is
+    imported or computed."""
+    from normref import experiments, figures
+
+    module_of = figures.declared()
+    by_figure = {id(t): experiments.declared(module_of[t.what[0]]) for t in missing if t.kind == "figure"}
+    everything = any(t.kind != "figure" for t in missing)
+    wanted = [s for ss in by_figure.values() for s in ss]
+    if everything:
+        wanted += [s for m in _declaring_modules() for s in experiments.declared(m)]
+    pre = _prerequisites(list(dict.fromkeys(wanted)))
+    index = {spec: i for i, spec in enumerate(pre)}
+    own = [{index[p] for p in pre[spec]} for spec in pre]
+    deps = [{index[s] for s in by_figure[id(t)]} if t.kind == "figure" else set(index.values()) for t in missing]
+    return [Task("experiment", spec, None, (experiments.call, spec)) for spec in pre], own, deps
+
+
 # Where the pass keeps the CPU seconds each result took when it was last computed: {kind/name: seconds}.
 COSTS = "costs.json"
 
@@ -128,7 +202,7 @@ def _costs() -> dict[str, float]:
 
 
 def _remember_costs(tasks: list[Task], cpu_s: list[float]) -> None:
-    costs = _costs() | {f"{t.step.kind}/{t.step.name}": round(c, 3) for t, c in zip(tasks, cpu_s)}
+    costs = _costs() | {t.name: round(c, 3) for t, c in zip(tasks, cpu_s)}
     path = cache.folder("prepare") / COSTS
     tmp = path.with_name(f".tmp-{os.getpid()}-{COSTS}")
     tmp.write_text(json.dumps(costs, sort_keys=True), encoding="utf-8")
@@ -136,14 +210,17 @@ def _remember_costs(tasks: list[Task], cpu_s: list[float]) -> None:
 
 
 def order(tasks: list[Task]) -> list[Task]:
-    """The order the pool takes the misses in: longest first, by the CPU seconds each took when it was last
-    computed under its name; one never computed before first of all (a cold build: in plan order, which puts
-    the figures' first variants, those that run the experiments, ahead). The slow ones start early, and the
-    quick ones fill the cores at the end."""
+    """The order the pool takes the tasks in: the experiments first (everything else may wait for them), then the
+    rest; within each, longest first by the CPU seconds each took when it was last computed under its name, one
+    never computed before first of all (a cold build: in plan order, which puts the figures' first variants
+    ahead). The slow ones start early, and the quick ones fill the cores at the end."""
     costs = _costs()
-    known = sorted((t for t in tasks if f"{t.step.kind}/{t.step.name}" in costs),
-                   key=lambda t: -costs[f"{t.step.kind}/{t.step.name}"])
-    return [t for t in tasks if f"{t.step.kind}/{t.step.name}" not in costs] + known
+
+    def by_cost(group: list[Task]) -> list[Task]:
+        known = sorted((t for t in group if t.name in costs), key=lambda t: -costs[t.name])
+        return [t for t in group if t.name not in costs] + known
+
+    return by_cost([t for t in tasks if t.kind == "experiment"]) + by_cost([t for t in tasks if t.kind != "experiment"])
 
 
 def _missing(step: cache.Step, out: Ahead) -> bool:
@@ -161,7 +238,9 @@ def _run_snippet(name: str) -> bool:
 
 def _tally(out: Ahead, task: Task, was_hit) -> None:
     """Count what one pool task did into ``out``."""
-    if task.kind == "directive":
+    if task.kind == "experiment":
+        out.experiments[0 if not was_hit else 1] += 1
+    elif task.kind == "directive":
         out.directive_tasks[task.what[0]] = out.directive_tasks.get(task.what[0], 0) + 1
         for kind, (done, hit) in was_hit.items():
             c = out.directives.setdefault(kind, [0, 0])
@@ -199,10 +278,17 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
         return out
     from . import pool  # the fork server, on a miss only: a warm build starts none
 
-    todo = order(missing)
-    for task, was_hit in zip(todo, pool.run([t.call for t in todo])):
+    extra, own, deps = experiment_tasks(missing)
+    todo = order(extra + missing)
+    at = {id(t): i for i, t in enumerate(todo)}
+    waits = {id(t): {at[id(extra[j])] for j in d} for t, d in zip(extra + missing, own + deps)}
+    results = pool.run([t.call for t in todo], after=[waits.get(id(t), set()) for t in todo])
+    for task, was_hit, data in zip(todo, results, pool.LAST["task_data"]):
         _tally(out, task, was_hit)
+        if task.kind == "experiment":
+            out.why += data
+        else:  # an experiment computed by a result, not by its own task: a missing declaration
+            out.undeclared += [f"{task.name} computed {line.partition(': ')[0]}" for line in data]
     _remember_costs(todo, pool.LAST["task_cpu_s"])
-    out.workers, out.cpu_s, out.requeued = pool.LAST["workers"], pool.LAST["cpu_s"], pool.LAST["requeued"]
-    out.wall_s = pool.LAST["wall_s"]
+    out.workers, out.cpu_s, out.wall_s = pool.LAST["workers"], pool.LAST["cpu_s"], pool.LAST["wall_s"]
     return out

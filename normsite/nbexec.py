@@ -118,8 +118,9 @@ def _run(source: Path) -> str:
 
 def execute(source: str | Path) -> bool:
     """Execute the notebook at ``source`` into the cache unless it is there; True if it was there already.
-    A failing cell raises SiteError naming the notebook, the code cell and the line. Another process
-    executing the same notebook is waited for (or, in a pool worker, the task is requeued: normsite.locks)."""
+    A failing cell raises SiteError naming the notebook, the code cell and the line. A build executes each
+    notebook once, as one task of its prepare pass (normsite.ahead); it starts after every declared experiment,
+    so the kernel reads them from the cache."""
     source = Path(source)
     if not source.is_file():
         raise SiteError(f"notebook {source} not found")

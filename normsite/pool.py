@@ -1,4 +1,4 @@
-"""The build's pool: independent work (figure renders, experiments, snippets, notebooks) on every core.
+"""The build's pool: independent work (experiments, figure renders, snippets, notebooks) on every core.
 
 :func:`run` calls ``fn(*args)`` for each task in a pool of processes, one per
 core this process may use (:func:`workers`), and returns the results in task
@@ -8,13 +8,13 @@ threads fighting over them. With one worker, or one task, the tasks run here,
 in order, under the same one-thread setting, so a serial run computes exactly
 what a parallel one does (a figure's bytes do not depend on where it was drawn).
 
-Two tasks that need the same cached experiment do not compute it twice: the
-build locks a cache entry while it is computed (:func:`normsite.locks.locked`,
-normref's cache guard in every process that imports normsite, the workers
-included). In a worker a locked entry raises :class:`normsite.locks.Busy`
-instead of waiting; the task goes to the back of the queue, and on its second
-turn it waits for the entry. So while one worker computes an experiment, the
-other draws figures that do not need it.
+A task may name the tasks it must come ``after`` (a figure, the experiments its
+module declares: normsite.ahead plans them). The pool keeps one task per worker
+in flight and, whenever a worker is free, starts the first task in the given
+order whose predecessors are done; so the caller's order is the priority
+(longest first) and the dependencies are the only constraint. Nothing waits on a
+lock: a result two tasks need is one task of its own, computed once before
+either starts, and every cache write is a temporary file renamed into place.
 
 Workers start from a fork server that has imported torch, matplotlib and the
 figures once, so a worker starts in milliseconds and no worker inherits the
@@ -36,19 +36,16 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from normref import cache
 from normref.cores import workers
 
-from . import locks
-
 __all__ = ["workers", "run", "Task", "LAST"]
 
 Task = tuple  # (fn, *args): fn a module-level function, args picklable
 
-# What the last run did: tasks, workers, wall and CPU seconds (all processes), CPU seconds per task
-# (by index: where the time goes), tasks sent back to the queue because another worker held an entry
-# they needed.
+# What the last run did: tasks, workers, wall and CPU seconds (all processes), and per task (by index):
+# its CPU seconds (where the time goes) and the results of kind "data" (experiments) it computed, with why.
 LAST: dict = {}
 
 # What the fork server imports once, so that workers start with it loaded.
-PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style", "normsite.locks"]
+PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style", "normref.experiments"]
 
 
 def _watch(owner: int) -> None:
@@ -76,10 +73,7 @@ def _init(env: dict, cwd: str, path: list, owner: int | None = None) -> None:
     import torch
 
     torch.set_num_threads(1)
-    locks.install()  # done by importing normsite already; said here, since the pool depends on it
-    locks.WAIT_FOR_OTHERS = False
     cache.STATS.update(hit=0, miss=0)
-    locks.STATS.update(waited=0)
 
 
 def _cpu() -> float:
@@ -88,21 +82,15 @@ def _cpu() -> float:
     return time.process_time() + c.ru_utime + c.ru_stime
 
 
-def _call(task: Task, wait_for_others: bool):
-    """Run one task in a worker: ("ok", result, stats) or ("busy", None, stats); stats: the changes of
-    the cache's and the locks' counts, and the CPU seconds."""
-    locks.WAIT_FOR_OTHERS = wait_for_others
-    before = (dict(cache.STATS), dict(locks.STATS))
-    cpu = _cpu()
-    try:
-        result = task[0](*task[1:])
-        status = "ok"
-    except locks.Busy:
-        result, status = None, "busy"
-    finally:
-        locks.WAIT_FOR_OTHERS = False
-    stats = [{k: counts[k] - old.get(k, 0) for k in counts} for counts, old in zip((cache.STATS, locks.STATS), before)]
-    return status, result, {"cache": stats[0], "locks": stats[1], "cpu_s": _cpu() - cpu}
+def _call(task: Task):
+    """Run one task in a worker: (result, stats); stats: the changes of the cache's counts, the CPU seconds,
+    and the "kind/name: why" line of each result of kind "data" (an experiment's) the task computed."""
+    before, n_why, cpu = dict(cache.STATS), len(cache.WHY), _cpu()
+    result = task[0](*task[1:])
+    data = [w for w in cache.WHY[n_why:] if w.startswith("data/")]
+    del cache.WHY[n_why:]  # the pass says why, from its own plan and these lines (normsite.ahead)
+    return result, {"cache": {k: cache.STATS[k] - before.get(k, 0) for k in cache.STATS},
+                    "cpu_s": _cpu() - cpu, "data": data}
 
 
 def _context():
@@ -111,58 +99,82 @@ def _context():
     return ctx
 
 
-def run(tasks: Sequence[Task], *, n_workers: int | None = None,
-        on_result: Callable[[int, object], None] | None = None) -> list:
-    """``[fn(*args) for (fn, *args) in tasks]``, computed by a pool of ``n_workers`` processes
-    (default :func:`workers`). ``on_result(index, result)`` is called as each task finishes.
-    An exception in a task is raised here (the other tasks are cancelled). The cache's and the
-    locks' counts (``normref.cache.STATS``, :data:`normsite.locks.STATS`) include the workers'."""
-    tasks = list(tasks)
+def _check(tasks: list, after) -> list[frozenset]:
     for t in tasks:
         if not t or not callable(t[0]):
             raise TypeError(f"a task is (function, *args); got {t!r}")
+    if after is None:
+        return [frozenset()] * len(tasks)
+    if len(after) != len(tasks):
+        raise ValueError(f"after must give one collection of task indices per task ({len(tasks)}), got {len(after)}")
+    out = [frozenset(a) for a in after]
+    for i, a in enumerate(out):
+        if any(not isinstance(j, int) or not 0 <= j < len(tasks) or j == i for j in a):
+            raise ValueError(f"after[{i}] must name other tasks by index in [0, {len(tasks)}), got {sorted(a)!r}")
+    return out
+
+
+def _next(todo: list[int], done: set[int], after: list[frozenset]) -> int | None:
+    """The first task of ``todo`` (in order) whose predecessors are all done, or None."""
+    return next((i for i in todo if after[i] <= done), None)
+
+
+def run(tasks: Sequence[Task], *, n_workers: int | None = None, after: Sequence | None = None,
+        on_result: Callable[[int, object], None] | None = None) -> list:
+    """``[fn(*args) for (fn, *args) in tasks]``, computed by a pool of ``n_workers`` processes (default
+    :func:`workers`), each task started once the tasks ``after[i]`` names (indices) have finished; among
+    those ready, the first in ``tasks``' order goes first. ``on_result(index, result)`` is called as each
+    task finishes. An exception in a task is raised here (the other tasks are cancelled); a dependency
+    cycle is a ValueError. The cache's counts (``normref.cache.STATS``) include the workers'."""
+    tasks = list(tasks)
+    after = _check(tasks, after)
     n = min(n_workers or workers(), len(tasks))
     results: list = [None] * len(tasks)
     LAST.clear()
-    LAST.update(tasks=len(tasks), workers=max(n, 1), cpu_s=0.0, requeued=0, task_cpu_s=[0.0] * len(tasks))
+    LAST.update(tasks=len(tasks), workers=max(n, 1), cpu_s=0.0, task_cpu_s=[0.0] * len(tasks),
+                task_data=[[] for _ in tasks])
     t0, cpu0 = time.perf_counter(), _cpu()
+    todo, done = list(range(len(tasks))), set()
+
+    def finished(i: int, result, stats: dict) -> None:
+        LAST["task_cpu_s"][i] += stats["cpu_s"]
+        LAST["task_data"][i] = stats["data"]
+        for k, v in stats["cache"].items():
+            cache.STATS[k] = cache.STATS.get(k, 0) + v
+        results[i] = result
+        done.add(i)
+        if on_result:
+            on_result(i, result)
+
     if n <= 1:
         from normref.experiments import one_thread  # here: a process that only asks (a site build) imports no experiment
 
         with one_thread():
-            for i, t in enumerate(tasks):
-                c0 = _cpu()
-                results[i] = t[0](*t[1:])
-                LAST["task_cpu_s"][i] = _cpu() - c0
-                if on_result:
-                    on_result(i, results[i])
+            while todo:
+                i = _next(todo, done, after)
+                if i is None:
+                    raise ValueError(f"the tasks' dependencies form a cycle: {todo} cannot start")
+                todo.remove(i)
+                finished(i, *_call(tasks[i]))
         LAST.update(cpu_s=_cpu() - cpu0, wall_s=time.perf_counter() - t0)
         return results
     with ProcessPoolExecutor(n, mp_context=_context(), initializer=_init,
                              initargs=(dict(os.environ), os.getcwd(), list(sys.path), os.getpid())) as ex:
-        pending = {ex.submit(_call, t, False): i for i, t in enumerate(tasks)}
+        running: dict = {}
         try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    i = pending.pop(fut)
-                    status, result, stats = fut.result()
-                    cpu = stats.pop("cpu_s")
-                    LAST["cpu_s"] += cpu
-                    LAST["task_cpu_s"][i] += cpu
-                    for counts, name in ((cache.STATS, "cache"), (locks.STATS, "locks")):
-                        for k, v in stats[name].items():
-                            counts[k] = counts.get(k, 0) + v
-                    if status == "busy":
-                        LAST["requeued"] += 1
-                        # Another worker holds an entry this task needs: back of the queue; next time, wait.
-                        pending[ex.submit(_call, tasks[i], True)] = i
-                        continue
-                    results[i] = result
-                    if on_result:
-                        on_result(i, result)
+            while todo or running:
+                while len(running) < n and (i := _next(todo, done, after)) is not None:
+                    todo.remove(i)
+                    running[ex.submit(_call, tasks[i])] = i
+                if not running:
+                    raise ValueError(f"the tasks' dependencies form a cycle: {todo} cannot start")
+                finished_now, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished_now:
+                    result, stats = fut.result()
+                    LAST["cpu_s"] += stats["cpu_s"]
+                    finished(running.pop(fut), result, stats)
         except BaseException:
-            for fut in pending:
+            for fut in running:
                 fut.cancel()
             raise
     LAST["wall_s"] = time.perf_counter() - t0

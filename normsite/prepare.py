@@ -42,7 +42,7 @@ from normref import cache
 
 from . import LANGS, SiteError
 
-__all__ = ["ROOT", "fingerprint", "page_reads", "manifest_path", "prepare", "obtain", "no_generated", "PASS", "PASS_RAN", "main", "HEAVY", "heavy_modules", "why_lines"]
+__all__ = ["ROOT", "fingerprint", "page_reads", "manifest_path", "prepare", "obtain", "no_generated", "PASS", "PASS_RAN", "main", "HEAVY", "heavy_modules", "why_lines", "log_lines"]
 
 ROOT = Path(__file__).resolve().parent.parent
 # What prepare reads besides the pages: the code and data it runs, the snippets (and of tests/, only which
@@ -239,7 +239,7 @@ def _summarized(out: dict, done, dirs: Mapping[str, Path], t0: float) -> dict:
     """``out`` with its counts, its "why re-run" lines and its summary line (normsite.prepare's output)."""
     from . import directives
 
-    counts = {"svg": [len(done.figures_drawn), done.figures_cached],
+    counts = {"experiment": list(done.experiments), "svg": [len(done.figures_drawn), done.figures_cached],
               "notebook": [len(done.notebooks_run), done.notebooks_cached],
               **{k: v for k, v in sorted(directives.COUNTS.items()) if k != "snippet"},
               "snippet": [len(done.snippets_run), done.snippets_cached]}
@@ -248,6 +248,7 @@ def _summarized(out: dict, done, dirs: Mapping[str, Path], t0: float) -> dict:
     errors = sum(isinstance(v, dict) for lang in out["langs"].values() for t in lang["pages"].values() for v in t.values())
     out["counts"] = counts
     out["why"] = done.why + cache.WHY  # what the pool computed, then what this process did
+    out["undeclared"] = done.undeclared
     out["summary"] = (f"normref prepare [{', '.join(dirs)}]: computed {computed} of {asked} ("
                       + ", ".join(f"{k} {c} of {c + h}" for k, (c, h) in counts.items())
                       + f"); {errors} directive errors; {time.perf_counter() - t0:.1f} s"
@@ -295,6 +296,13 @@ def why_lines(why: list[str], most: int = WHY_SHOWN) -> list[str]:
     if new:
         out.append(f"re-run: {new} new (not computed before under their names)")
     return out
+
+
+def log_lines(manifest: dict) -> list[str]:
+    """What the pass says: its summary, why it re-ran what it did (:func:`why_lines`), and each experiment a
+    result computed itself, which its module does not declare (normsite.ahead: computed once only if declared)."""
+    return [manifest["summary"], *why_lines(manifest.get("why", [])),
+            *(f"undeclared experiment: {u} (add it to its module's EXPERIMENTS)" for u in manifest.get("undeclared", []))]
 
 
 def _anki_deck(dirs: Mapping[str, Path], generated: bool, roots: Mapping[str, str] | None) -> tuple[str, str, str] | None:
@@ -363,7 +371,7 @@ def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, roots: Map
     if manifest is not None:
         if os.environ.get(PASS_RAN) == path.name:  # normsite.sitebuild ran it for this build, just now
             return dict(manifest, ran=True, name=path.name,
-                        log="\n".join([manifest["summary"], *why_lines(manifest.get("why", []))]))
+                        log="\n".join(log_lines(manifest)))
         return dict(manifest, ran=False, name=path.name,
                     log=f"normref prepare: inputs unchanged (the code, the pages' directives, anchors and titles), "
                         f"reused {path.name}")
@@ -378,7 +386,7 @@ def obtain(dirs: Mapping[str, str | Path], generated: bool = True, *, roots: Map
         raise SiteError(f"python -m normsite.prepare failed (exit status {proc.returncode}):\n"
                         f"{(proc.stderr or proc.stdout).strip()[-3000:]}")
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    return dict(manifest, ran=True, name=path.name, log="\n".join([manifest["summary"], *why_lines(manifest.get("why", []))]))
+    return dict(manifest, ran=True, name=path.name, log="\n".join(log_lines(manifest)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -415,8 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"prepare: {e}", file=sys.stderr)
         return 1
     _write(out, manifest)
-    print(manifest["summary"])
-    for line in why_lines(manifest["why"]):
+    for line in log_lines(manifest):
         print(line)
     print(f"manifest: {out}")
     return 0

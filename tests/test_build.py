@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from normref import figures, values
-from normsite import SiteError, assets
+from normref import experiments, figures, values
+from normsite import SiteError, ahead, assets
 from normsite.build import Site
 from support import LANGS, ROOT, lang_root, pages, tree_differences
 URL = re.compile(r"""(?:src|href|srcset|content)\s*=\s*["']\s*((?:https?:)?//[^"'\s]+)""", re.I)
@@ -192,6 +192,17 @@ def test_warm_build_does_no_figure_snippet_or_notebook_work(site_build, site_bui
     # notebooks, page steps, Jinja's compiled templates) stands for what it would have computed.
     diff = tree_differences(site_build[0], tmp_path / "again")
     assert not diff, "a warm build differs from the session's:\n" + "\n".join(diff[:30])
+
+
+def test_the_pass_ran_each_experiment_as_a_task_of_its_own(site_build):
+    """The session's build planned the declared experiments as tasks (normsite.ahead.experiment_tasks) and no
+    result computed one itself: every experiment a figure, value, table or widget reads is declared by its module
+    (EXPERIMENTS). Where the session's other tests computed some first, the pass found them cached."""
+    log = site_build[1]
+    prep = re.search(r"normref prepare \[zh, en\]: computed \d+ of \d+ \(experiment (\d+) of (\d+),", log)
+    assert prep and int(prep[2]) >= len({s for m in ahead._declaring_modules() for s in experiments.declared(m)}), \
+        log[-3000:]
+    assert "undeclared experiment" not in log, [ln for ln in log.splitlines() if "undeclared" in ln]
 
 
 # ------------------------------------------------------------------ the hook fails loudly, naming the culprit

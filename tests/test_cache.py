@@ -142,7 +142,7 @@ def test_listing_names_does_not_import_torch(package):
 
 def test_normref_imports_and_caches_without_fcntl(tmp_path):
     # fcntl is POSIX only: with it blocked (as on Windows) normref.experiments imports, and a memo
-    # computes and reads back its result (normref takes no lock of its own: cache.GUARD).
+    # computes and reads back its result (normref takes no lock).
     code = ("import sys\nsys.modules['fcntl'] = None\n"
             "import normref, normref.experiments\nfrom normref import cache\n"
             "s = cache.step_of('t', 'k')\n"
@@ -153,19 +153,21 @@ def test_normref_imports_and_caches_without_fcntl(tmp_path):
     assert out.stdout.split() == ["False", "(b'v',", "True)"]
 
 
-def test_normref_holds_no_scheduler_and_takes_no_lock_of_its_own():
-    """The build's pool and its locks live in normsite: normref (a reader's wheel) imports none of it, has no
-    pool module, and computes a missing entry under a guard that takes no lock until a build installs its own."""
+def test_normref_holds_no_scheduler_and_nothing_takes_a_lock():
+    """The build's pool lives in normsite: normref (a reader's wheel) imports none of it and has no pool module;
+    neither package takes a lock on a cache entry (a build plans each result as one task instead)."""
     code = ("import sys, pkgutil\n"
             "import normref, normref.cache, normref.figures, normref.experiments\n"
             "assert 'normsite' not in sys.modules, sorted(m for m in sys.modules if m.startswith('normsite'))\n"
             "assert 'pool' not in {m.name for m in pkgutil.iter_modules(normref.__path__)}\n"
             "from normref import cache\n"
-            "assert cache.GUARD is cache._no_guard and cache.locked is cache.guard\n"
-            "import normsite, normsite.locks\n"
-            "assert cache.GUARD is normsite.locks.locked\n")
+            "assert not hasattr(cache, 'GUARD') and not hasattr(cache, 'locked')\n"
+            "import normsite\n"
+            "assert 'locks' not in {m.name for m in pkgutil.iter_modules(normsite.__path__)}\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
+    sources = [p for pkg in ("normref", "normsite", "hooks") for p in sorted((ROOT / pkg).rglob("*.py"))]
+    assert not [p.name for p in sources if "fcntl" in p.read_text(encoding="utf-8")], "a lock in the build"
 
 
 def test_a_miss_says_which_part_of_the_key_changed(pkg_copy, tmp_path):

@@ -1,10 +1,10 @@
-"""The build's parallel work: normsite.pool, normsite.locks (the cache's per-entry locks in a build), and
+"""The build's parallel work: normsite.pool (tasks in priority order, each after the tasks it names), and
 normref's one process pool (normref.cores.starmap: ``python -m normref figures --jobs N`` and the
 refresh commands).
 
 A figure drawn in another process must be the same bytes as one drawn serially (the
 reproducibility test compares whole builds; this compares the ways of drawing),
-and a missing cache entry that two processes of a build want at once must be computed once.
+and a task must start only after the tasks it names (the experiments it reads: normsite.ahead).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from support import ROOT
 from normref import cache, cores, figures
-from normsite import locks, pool
+from normsite import pool
 
 # Two figures that need no model and no training run: cheap, and each from a different module.
 CHEAP = ("scale_invariance", "softmax_saturation")
@@ -90,92 +90,46 @@ def test_normref_workers_sets_the_pool_size(monkeypatch):
     assert cores.workers() >= 1
 
 
-# A process of a build (it imports normsite, which installs the locks) that asks the cache for entry t/k;
-# its compute() records that it ran, and (for the first process) holds the entry until the test lets it go.
-ASKER = r"""
-import sys, time
-from pathlib import Path
-from normref import cache
-import normsite.locks
-tmp, hold = Path(sys.argv[1]), sys.argv[2] == "hold"
-
-def compute():
-    with (tmp / "computed").open("a") as f:
-        f.write("x")
-    (tmp / "computing").touch()
-    while hold and not (tmp / "release").exists():
-        time.sleep(0.02)
-    return b"the result"
-
-print("asking", flush=True)
-value, hit = cache.step(cache.step_of("t", "k"), compute)
-print(value.decode(), hit, normsite.locks.STATS["waited"], flush=True)
-"""
-
-
-def _wait_for(path, what, timeout=60):
-    t0 = time.monotonic()
-    while not path.exists():
-        assert time.monotonic() - t0 < timeout, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
-def test_a_missing_entry_two_processes_want_is_computed_once(tmp_path, monkeypatch):
-    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # normsite is beside normref, not installed
-    script = tmp_path / "ask.py"
-    script.write_text(ASKER)
-
-    def start(mode):
-        return subprocess.Popen([sys.executable, str(script), str(tmp_path), mode], cwd=ROOT, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-    first = start("hold")
-    try:
-        _wait_for(tmp_path / "computing", "the first process to start computing")
-        # Here, in a pool worker's mode, the held entry is Busy at once instead of a wait.
-        assert cache.GUARD is locks.locked  # this process imported normsite
-        monkeypatch.setattr(locks, "WAIT_FOR_OTHERS", False)
-        with pytest.raises(locks.Busy, match="being computed by another process"):
-            with cache.guard("t", cache.step_of("t", "k").key):
-                pass
-        second = start("wait")
-        assert second.stdout.readline().strip() == "asking"
-        time.sleep(2)  # long enough for the second to find the entry missing and block on its lock
-    finally:
-        (tmp_path / "release").touch()
-    out1, err1 = first.communicate(timeout=60)
-    out2, err2 = second.communicate(timeout=60)
-    assert first.returncode == 0, err1
-    assert second.returncode == 0, err2
-    assert out1.split("\n")[1] == "the result False 0"  # computed it
-    assert out2.strip() == "the result True 1"  # waited for it, then read it
-    assert (tmp_path / "computed").read_text() == "x", "computed more than once"
-    assert cache.step_of("t", "k").path.read_bytes() == b"the result"
-
-
-def _needs_the_shared_entry(tmp: str, hold_s: float) -> bool:
-    """A pool task that needs cache entry t/shared; computing it takes ``hold_s`` seconds. Was it cached?"""
+def _after(tmp: str, name: str, hold_s: float, needs: str) -> bool:
+    """A pool task: wait ``hold_s`` seconds, mark ``name`` done; had ``needs`` been marked before it started?"""
     from pathlib import Path
 
-    def compute():
-        with (Path(tmp) / "computed").open("a") as f:
-            f.write("x")
-        time.sleep(hold_s)
-        return b"shared"
-
-    return cache.step(cache.step_of("t", "shared"), compute)[1]
+    saw = not needs or (Path(tmp) / needs).exists()
+    time.sleep(hold_s)
+    (Path(tmp) / name).touch()
+    return saw
 
 
-def test_a_task_that_meets_a_locked_entry_is_requeued_and_the_entry_computed_once(tmp_path, monkeypatch):
-    """Two tasks of the pool need one missing entry: one computes it; the other meets its lock, goes to the
-    back of the queue (Busy, not a wait), and on its second turn waits and reads what the first stored."""
+@pytest.mark.parametrize("n", [1, 2])
+def test_a_task_starts_only_after_the_tasks_it_names(tmp_path, n):
+    """Task 1 comes after task 0 (which takes a while), task 2 after nothing: on two workers task 2 runs beside
+    task 0, and task 1 still finds task 0 done; serially, the same order holds."""
+    tasks = [(_after, str(tmp_path), "zero", 1.5, ""), (_after, str(tmp_path), "one", 0.0, "zero"),
+             (_after, str(tmp_path), "two", 0.0, "")]
+    assert pool.run(tasks, n_workers=n, after=[set(), {0}, set()]) == [True, True, True]
+    assert pool.LAST["workers"] == n
+
+
+def test_dependencies_that_cannot_be_met_are_a_value_error():
+    with pytest.raises(ValueError, match="form a cycle"):
+        pool.run([(pow, 2, 2), (pow, 3, 2)], n_workers=1, after=[{1}, {0}])
+    with pytest.raises(ValueError, match="form a cycle"):
+        pool.run([(pow, 2, 2), (pow, 3, 2)], n_workers=2, after=[{1}, {0}])
+    with pytest.raises(ValueError, match=r"after\[0\] must name other tasks"):
+        pool.run([(pow, 2, 2)], after=[{0}])
+    with pytest.raises(ValueError, match="one collection of task indices per task"):
+        pool.run([(pow, 2, 2)], after=[])
+
+
+def test_a_worker_reports_the_experiments_a_task_computed(tmp_path, monkeypatch):
+    """The pass finds undeclared experiments from this: each task's new "data/..." lines of cache.WHY."""
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
-    tasks = [(_needs_the_shared_entry, str(tmp_path), 3.0)] * 2
-    assert sorted(pool.run(tasks, n_workers=2)) == [False, True]
-    assert pool.LAST["requeued"] == 1 and pool.LAST["workers"] == 2
-    assert (tmp_path / "computed").read_text() == "x", "the entry was computed more than once"
-    assert cache.step_of("t", "shared").path.read_bytes() == b"shared"
+    pool.run([(_computes_data, "one"), (pow, 2, 2)], n_workers=2)
+    assert pool.LAST["task_data"] == [["data/t one: new"], []]
+
+
+def _computes_data(name: str) -> bool:
+    return cache.step(cache.step_of("data", f"t {name}"), lambda: b"x")[1]
 
 
 OWNER = r"""

@@ -97,15 +97,14 @@ def commit_date() -> str | None:
 
 
 # What the cold build below shares with the session's cache: the experiments' results (normref's memos,
-# kind "data"), the converted model weights ("models") and the locks that let two processes compute one
-# of them once. These are measurements, not the bytes that ship: seeded, run on one torch thread
+# kind "data") and the converted model weights ("models"). These are measurements, not the bytes that ship: seeded, run on one torch thread
 # (normref.experiments.one_thread), and checked by each experiment's own tests (test_layer_drop.py,
 # test_moe.py, test_models.py, ...). So this test does not catch an experiment that gives other numbers
 # on a second run; it catches everything that turns the numbers into the site, which is all redone:
 # figures, snippet runs, notebook executions, value and table expansions, page steps, the print
 # edition, the wheel. Sharing them saves each CI run one computation of every experiment (the two
 # builds start from nothing side by side there).
-SHARED_WITH_THE_SESSION = ("data", "models", "locks")
+SHARED_WITH_THE_SESSION = ("data", "models")
 
 
 def test_two_clean_builds_are_byte_identical(request, site_builder, site_url, tmp_path):

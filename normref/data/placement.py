@@ -19,6 +19,14 @@ from . import dataset
 # listing the datasets does not load torch.
 
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.placement:grad_per_layer()',
+    'normref.experiments.placement:stream_lengths(12)',
+    'normref.experiments.placement:stream_lengths(48)',
+)
+
+
 def _r(x, digits=4):
     return [None if not math.isfinite(float(v)) else round(float(v), digits) for v in x]
 

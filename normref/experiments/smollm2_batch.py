@@ -54,6 +54,8 @@ def _texts() -> tuple[str, ...]:
 __all__ = ["TEXTS", "LAYERS", "BATCH_SIZES", "N_BATCHES", "PAD_BATCH", "smollm2_batch", "collect"]
 
 MODEL = "smollm2-135m"
+# What this experiment needs done first (normref.experiments.declared): SmolLM2's weights, converted once.
+EXPERIMENTS = ("normref.models.checkpoint:load('smollm2-135m')",)
 
 # Sentences of different lengths, in the site's two languages: the English ones, then the Chinese ones, from
 # smollm2_batch.yml beside this file (data, not code; see there).

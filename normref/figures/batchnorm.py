@@ -9,6 +9,12 @@ from matplotlib.patches import Rectangle
 from . import figure, labels
 from ._style import PALETTES, colors
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.smollm2_batch:smollm2_batch()',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The diagram's batch: three sentences of different lengths, padded to the longest.

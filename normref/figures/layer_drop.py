@@ -9,6 +9,12 @@ from . import figure, labels
 from ._style import PALETTES, colors
 from ..experiments.layer_drop import layer_drop
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.layer_drop:layer_drop()',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 __all__ = ["layer_drop_figure", "layer_drop_fields"]

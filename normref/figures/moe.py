@@ -10,6 +10,13 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from . import figure, labels
 from ._style import PALETTES, colors
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.moe:u_spread()',
+    'normref.experiments.moe:toy_training()',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 

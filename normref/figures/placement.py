@@ -9,6 +9,14 @@ from . import figure, labels
 from ._style import PALETTES, colors
 from .toll_booth import BRANCH_X, MAIN_X, _arrow, _box, _plus, draw_layout
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.placement:grad_per_layer()',
+    'normref.experiments.placement:stream_lengths(12)',
+    'normref.experiments.placement:stream_lengths(48)',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The lab (normref.experiments.placement) imports torch: it is imported inside the functions that draw or

@@ -7,6 +7,12 @@ import matplotlib.pyplot as plt
 from . import figure, labels
 from ._style import colors
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.pre_ln_gradient:pre_ln_gradient_paths()',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The experiments import torch: they are imported inside the functions, so listing the figures does not

@@ -10,6 +10,12 @@ from . import figure, labels
 from ._style import PALETTES, colors
 from ..experiments.s_curve import s_curve
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.s_curve:s_curve()',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 __all__ = ["s_curve_figure", "s_curve_fields"]

@@ -11,6 +11,14 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from . import figure, labels
 from ._style import PALETTES, colors
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.toll_booth:grad_per_layer()',
+    'normref.experiments.toll_booth:stream_norms()',
+    'normref.experiments.toll_booth:warmup_runs()',
+)
+
+
 t = labels(__name__)  # the labels: English here, Chinese in figures.yml (labels:)
 
 # The experiments import torch: this module imports them inside the functions that draw or caption

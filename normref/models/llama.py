@@ -245,23 +245,21 @@ def load_gguf_cached(path, weights_sha256: str):
     key = cache.step_of("models", "llama-gguf-float32", inputs={"weights": weights_sha256}, code=(__name__,)).key
     folder = cache.folder("models")
     weights, meta = folder / f"{key}.safetensors", folder / f"{key}.json"
-    if not meta.exists():
-        with cache.locked("models", key):  # two processes convert it once
-            if not meta.exists():
-                model, tok, info = load_gguf(path)
-                folder.mkdir(parents=True, exist_ok=True)
-                tmp = weights.with_name(f".tmp-{os.getpid()}-{weights.name}")
-                save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
-                os.replace(tmp, weights)
-                doc = {"config": asdict(model.cfg), "info": info, "tokenizer": tok.to_str()}
-                cache.put("models", key, json.dumps(doc).encode(), ".json")
-                if folder.parent == cache.user_cache_dir():  # a reader's run, not a build's: say where the disk went
-                    import sys
+    if not meta.exists():  # two processes may both convert it; each write is renamed into place whole
+        model, tok, info = load_gguf(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = weights.with_name(f".tmp-{os.getpid()}-{weights.name}")
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
+        os.replace(tmp, weights)
+        doc = {"config": asdict(model.cfg), "info": info, "tokenizer": tok.to_str()}
+        cache.put("models", key, json.dumps(doc).encode(), ".json")
+        if folder.parent == cache.user_cache_dir():  # a reader's run, not a build's: say where the disk went
+            import sys
 
-                    size = weights.stat().st_size + meta.stat().st_size
-                    print(f"normref: converted SmolLM2's weights to float32 once, {size / 1e6:.0f} MB in {folder} "
-                          "(`python -m normref cache --clear` removes them)", file=sys.stderr)
-                return model, tok, info
+            size = weights.stat().st_size + meta.stat().st_size
+            print(f"normref: converted SmolLM2's weights to float32 once, {size / 1e6:.0f} MB in {folder} "
+                  "(`python -m normref cache --clear` removes them)", file=sys.stderr)
+        return model, tok, info
     doc = json.loads(meta.read_bytes())
     with torch.device("meta"):
         model = Llama(LlamaConfig(**doc["config"]))

@@ -17,6 +17,13 @@ import numpy as np
 from . import Column, Table, count, fmt, register, register_tables
 from ..labels import labels
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.layer_drop:layer_drop()',
+    'normref.experiments.s_curve:s_curve()',
+)
+
+
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 

@@ -12,6 +12,12 @@ import math
 from . import fmt, register
 
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.smollm2_batch:smollm2_batch()',
+)
+
+
 def _r():
     from ..experiments.smollm2_batch import smollm2_batch
 

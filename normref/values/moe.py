@@ -9,6 +9,13 @@ import numpy as np
 from . import count, fmt, register
 from ..labels import labels
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.moe:u_spread()',
+    'normref.experiments.moe:toy_training()',
+)
+
+
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 

@@ -17,6 +17,15 @@ import math
 from . import Column, Table, count, fmt, register, register_tables
 from ..labels import labels
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.placement:grad_per_layer()',
+    'normref.experiments.placement:stream_lengths(12)',
+    'normref.experiments.placement:stream_lengths(48)',
+    'normref.experiments.placement:grad_paths()',
+)
+
+
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 

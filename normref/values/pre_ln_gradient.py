@@ -11,6 +11,12 @@ import math
 from . import fmt, register
 
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.pre_ln_gradient:pre_ln_gradient_paths()',
+)
+
+
 def _r():
     from ..experiments.pre_ln_gradient import pre_ln_gradient_paths
 

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from . import fmt, register
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    "normref.experiments.models:run('smollm2-135m', 'en')",
+    "normref.experiments.models:run('smollm2-135m', 'zh')",
+)
+
 SMOL = "smollm2-135m"
 
 

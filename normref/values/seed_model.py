@@ -14,6 +14,12 @@ import math
 from . import Column, Table, fmt, register, register_tables
 from ..labels import labels
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    "normref.experiments.models:run('smollm2-135m', 'en')",
+)
+
+
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 # [U]: third-party sources only (REFERENCES.md, "The seed's model").

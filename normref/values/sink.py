@@ -11,6 +11,12 @@ from __future__ import annotations
 from ..labels import labels
 from . import Column, Table, count, fmt, register, register_tables
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.sink:sink()',
+)
+
+
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 

@@ -14,6 +14,16 @@ import numpy as np
 from . import Column, Table, fmt, fmt_vec, register, register_tables
 from ..labels import labels
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.toll_booth:grad_per_layer()',
+    'normref.experiments.toll_booth:grad_per_layer(n_layer=24)',
+    'normref.experiments.toll_booth:grad_per_layer(n_layer=48)',
+    'normref.experiments.exercises:stream_share()',
+    'normref.experiments.exercises:moe_variants()',
+)
+
+
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 # The depths of the toll-booth exercise: the page's 12 layers, the exercise's 24, and one more doubling.

@@ -7,6 +7,14 @@ import numpy as np
 from . import fmt, register
 
 
+# The cached experiments this module reads (normref.experiments.declared): a build runs each once, first.
+EXPERIMENTS = (
+    'normref.experiments.toll_booth:grad_per_layer()',
+    'normref.experiments.toll_booth:stream_norms()',
+    'normref.experiments.toll_booth:warmup_runs()',
+)
+
+
 def _grad() -> dict:
     """Gradient norms per layer at initialization, Post-LN and Pre-LN, over seeds."""
     from ..experiments.toll_booth import grad_per_layer

@@ -1,0 +1,101 @@
+"""The experiments a build runs as tasks of their own: what modules declare (normref.experiments.declared) and
+how the prepare pass plans them (normsite.ahead.experiment_tasks): one task per call, however many results
+read it, each result after the experiments it reads, and an experiment after those it needs first.
+
+Whether the declarations are complete is checked on the session's build, where a result that computed an
+experiment itself is named in the log (tests/test_build.py)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from normref import cache, experiments, figures
+from normsite import SiteError, ahead
+from normsite.ahead import Task
+
+LOAD = "normref.models.checkpoint:load('smollm2-135m')"
+
+
+def _figure(name: str, lang: str = "en", theme: str = "light") -> Task:
+    return Task("figure", (name, lang, theme), figures.step_of(name, lang, theme), (figures.render_task, name, lang, theme))
+
+
+def test_every_declaration_names_a_function():
+    """Each declaration parses and names a function of its module (and the calls they need, in turn)."""
+    declared = {s for m in ahead._declaring_modules() for s in experiments.declared(m)}
+    pre = ahead._prerequisites(sorted(declared))
+    assert declared <= set(pre) and LOAD in pre and len(declared) >= 20
+    for spec in pre:
+        module, name, _, _ = experiments.parse(spec)
+        assert callable(getattr(importlib.import_module(module), name, None)), spec
+
+
+@pytest.mark.usefixtures("built_cache")
+def test_every_declared_experiment_is_whole_in_the_built_cache():
+    """Once the site is built, running any declared experiment computes nothing: each stores what it computes in
+    normref's cache (a cache.memo, or a wrapper around one), and the build ran them all."""
+    declared = {s for m in ahead._declaring_modules() for s in experiments.declared(m)}
+    for spec in sorted(ahead._prerequisites(sorted(declared))):
+        assert experiments.call(spec), f"{spec}: computed something the build had not cached"
+
+
+def test_one_task_per_experiment_and_each_figure_after_its_own():
+    """Two variants of one figure and two figures of one module declare the same experiments: one task each.
+    A figure waits for its module's experiments, and an experiment on SmolLM2 for the converted weights."""
+    missing = [_figure("grad_per_layer"), _figure("grad_per_layer", "zh", "dark"), _figure("stream_norms"),
+               _figure("s_curve")]
+    tasks, own, deps = ahead.experiment_tasks(missing)
+    specs = [t.what for t in tasks]
+    assert len(specs) == len(set(specs)) and all(t.kind == "experiment" and t.step is None for t in tasks)
+    toll = set(experiments.declared("normref.figures.toll_booth"))
+    assert toll <= set(specs) and "normref.experiments.s_curve:s_curve()" in specs and LOAD in specs
+    at = {s: i for i, s in enumerate(specs)}
+    assert deps[0] == deps[1] == deps[2] == {at[s] for s in toll}
+    assert deps[3] == {at["normref.experiments.s_curve:s_curve()"]}
+    assert own[at["normref.experiments.s_curve:s_curve()"]] == {at[LOAD]} and own[at[LOAD]] == set()
+    assert tasks[at[LOAD]].name == f"experiment/{LOAD}"
+
+
+def test_any_other_result_waits_for_every_declared_experiment():
+    """A directive expansion, a notebook or a snippet reads what no one module declares: it waits for them all."""
+    directive = Task("directive", ("value", "layer_drop.base", "en"), cache.step_of("directives", "x"), (print,))
+    tasks, _, deps = ahead.experiment_tasks([_figure("softmax_saturation"), directive])
+    assert deps[0] == set()  # its module reads no cached experiment
+    assert deps[1] == set(range(len(tasks))) and len(tasks) > 20
+    assert ahead.experiment_tasks([_figure("softmax_saturation")])[0] == []
+
+
+def test_experiments_run_first_in_the_pools_order(monkeypatch):
+    monkeypatch.setattr(ahead, "_costs", lambda: {"experiment/b": 1.0, "experiment/a": 5.0, "figures/f[en,light]": 9.0})
+    exp = [Task("experiment", s, None, (print,)) for s in ("b", "a", "c")]
+    fig = _figure("s_curve")
+    assert [t.name for t in ahead.order([fig, *exp])] == ["experiment/c", "experiment/a", "experiment/b", fig.name]
+
+
+def test_a_cycle_of_declarations_is_a_site_error_naming_it(monkeypatch):
+    loop = {"normref.a": ("normref.b:g()",), "normref.b": ("normref.a:f()",)}
+    monkeypatch.setattr(experiments, "declared", lambda m: loop.get(m, ()))
+    with pytest.raises(SiteError, match=r"cycle: normref.a:f\(\) -> normref.b:g\(\) -> normref.a:f\(\)"):
+        ahead._prerequisites(["normref.a:f()"])
+
+
+@pytest.mark.parametrize("spec", ["s_curve()", "normref.x:f", "normref.x:f(y)", "normref.x:f(**k)", "os:path()", 3])
+def test_a_malformed_declaration_is_a_value_error_naming_it(spec):
+    with pytest.raises(ValueError, match="an experiment is 'normref.module:function"):
+        experiments.parse(spec)
+
+
+def test_declared_reads_the_source_without_importing_it(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("import not_a_module_anyone_has\nEXPERIMENTS = ('normref.x:f(1, k=\"a\")',)\n")
+    assert experiments._declared(str(f), 0, "m") == ('normref.x:f(1, k="a")',)
+    assert experiments.parse('normref.x:f(1, k="a")') == ("normref.x", "f", (1,), {"k": "a"})
+    f.write_text("EXPERIMENTS = tuple(['normref.x:f()'])\n")
+    with pytest.raises(ValueError, match="m: EXPERIMENTS must be a tuple of strings written out"):
+        experiments._declared(str(f), 1, "m")
+    f.write_text("X = 1\n")
+    assert experiments._declared(str(f), 2, "m") == ()
+    with pytest.raises(ValueError, match="module must be a normref or normsite module"):
+        experiments.declared("no.such.module")
