@@ -15,7 +15,7 @@ from normref import cache, experiments, figures
 from normsite import SiteError, ahead
 from normsite.ahead import Task
 
-LOAD = "normref.models.checkpoint:load('smollm2-135m')"
+LOAD = "normref.models.checkpoint:convert('smollm2-135m')"
 
 
 def _figure(name: str, lang: str = "en", theme: str = "light") -> Task:

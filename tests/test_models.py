@@ -254,6 +254,13 @@ def test_cached_gguf_conversion_is_bit_identical_to_reading_the_gguf(smol, tmp_p
         with torch.no_grad():
             assert torch.equal(net(torch.tensor([ids])), ref_net(torch.tensor([ids]))), text
     assert llama.load_gguf_cached(path, "0" * 64) is not None and len(calls) == 2  # another file: converted anew
+    # What a build's task runs first (normref.models.checkpoint.convert): the conversion alone, loading nothing.
+    assert llama.convert_gguf_cached(path, sha) is True and len(calls) == 2  # there already
+    assert llama.convert_gguf_cached(path, "1" * 64) is False and len(calls) == 3  # converted, once
+    assert llama.convert_gguf_cached(path, "1" * 64) is True and len(calls) == 3
+    from normref.models import checkpoint
+
+    assert checkpoint.convert("minilm-l6") is True  # safetensors: nothing to convert
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))

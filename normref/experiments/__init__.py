@@ -63,8 +63,9 @@ def parse(spec: str) -> tuple[str, str, tuple, dict]:
 
 
 def call(spec: str) -> bool:
-    """Run the experiment ``spec`` names (:func:`parse`), so that its results are in normref's cache;
-    was every result it asked the cache for already there?"""
+    """Run the experiment ``spec`` names (:func:`parse`), so that its results are in normref's cache; was every
+    result it asked the cache for already there? (A function that answers that itself, returning a bool, such
+    as the model converter normref.models.checkpoint.convert, is taken at its word too.)"""
     import importlib
 
     from .. import cache
@@ -75,8 +76,8 @@ def call(spec: str) -> bool:
         raise ValueError(f"experiment {spec!r}: {module} has no function {name!r}")
     before = cache.STATS.get("miss", 0)
     with one_thread():
-        fn(*args, **kwargs)
-    return cache.STATS.get("miss", 0) == before
+        result = fn(*args, **kwargs)
+    return cache.STATS.get("miss", 0) == before and result is not False
 
 
 def declared(module: str) -> tuple[str, ...]:

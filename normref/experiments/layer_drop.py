@@ -28,7 +28,7 @@ __all__ = ["MODEL", "TEXT", "layer_drop", "summary", "cross_entropy", "drop_one"
 
 MODEL = "smollm2-135m"
 # What this experiment needs done first (normref.experiments.declared): SmolLM2's weights, converted once.
-EXPERIMENTS = ("normref.models.checkpoint:load('smollm2-135m')",)
+EXPERIMENTS = ("normref.models.checkpoint:convert('smollm2-135m')",)
 # A fixed English text, not the one the S-curve reads: sentences 7-14 of the batch experiment's
 # (written for measurement, not from a corpus, so not in the model's training data as such).
 TEXT = " ".join(TEXTS[6:14])

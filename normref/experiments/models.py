@@ -23,7 +23,7 @@ PROMPTS = {"en": _PROMPT, "zh": label(__name__, "zh", _PROMPT, {})}
 MODEL_IDS = ("smollm2-135m", "minilm-l6")
 # What this experiment needs done first (normref.experiments.declared): SmolLM2's weights, converted once
 # (MiniLM's are read as they are).
-EXPERIMENTS = ("normref.models.checkpoint:load('smollm2-135m')",)
+EXPERIMENTS = ("normref.models.checkpoint:convert('smollm2-135m')",)
 
 # Position 0 counts as carrying a "massive" activation from the first layer
 # where its L2 is at least this many times the mean L2 of the other tokens.

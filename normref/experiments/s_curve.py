@@ -32,7 +32,7 @@ __all__ = ["MODEL", "LAYERS", "TEXT", "fit_tanh", "s_curve"]
 
 MODEL = "smollm2-135m"
 # What this experiment needs done first (normref.experiments.declared): SmolLM2's weights, converted once.
-EXPERIMENTS = ("normref.models.checkpoint:load('smollm2-135m')",)
+EXPERIMENTS = ("normref.models.checkpoint:convert('smollm2-135m')",)
 # 0-based blocks whose attention norm we read: the first (its input is the embedding), an early one,
 # the middle, the last. SmolLM2 has 30.
 LAYERS = (0, 4, 14, 29)

@@ -52,7 +52,7 @@ __cache_files__ = ("normfree.yml",)
 
 MODEL = "smollm2-135m"
 # What this experiment needs done first (normref.experiments.declared): SmolLM2's weights, converted once.
-EXPERIMENTS = ("normref.models.checkpoint:load('smollm2-135m')",)
+EXPERIMENTS = ("normref.models.checkpoint:convert('smollm2-135m')",)
 # The headline numbers average the blocks from this one on (numbered from 0, as the real-models page numbers
 # layers). Blocks 0 and 1 are reported apart (summary()["early"]): measured, they give position 0 no more than
 # uniform attention would, so averaging them in would mix two blocks without a sink into the figure.

@@ -55,7 +55,7 @@ __all__ = ["TEXTS", "LAYERS", "BATCH_SIZES", "N_BATCHES", "PAD_BATCH", "smollm2_
 
 MODEL = "smollm2-135m"
 # What this experiment needs done first (normref.experiments.declared): SmolLM2's weights, converted once.
-EXPERIMENTS = ("normref.models.checkpoint:load('smollm2-135m')",)
+EXPERIMENTS = ("normref.models.checkpoint:convert('smollm2-135m')",)
 
 # Sentences of different lengths, in the site's two languages: the English ones, then the Chinese ones, from
 # smollm2_batch.yml beside this file (data, not code; see there).

@@ -10,7 +10,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MODELS", "ModelSpec", "LoadedModel", "spec", "load", "check_prompt"]
+__all__ = ["MODELS", "ModelSpec", "LoadedModel", "spec", "load", "convert", "check_prompt"]
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,18 @@ class LoadedModel:
 def load(model: str) -> LoadedModel:
     """Load a model by name (cached in this process): weights as float32, tokenizer, file info."""
     return _load(spec(model).id)  # validate before the cache, which would choke on unhashable input
+
+
+def convert(model: str) -> bool:
+    """The model's float32 weights in normref's cache, without loading them: a GGUF is converted once per weights
+    file (llama.convert_gguf_cached); safetensors are read as they are. Was nothing left to do?"""
+    s = spec(model)
+    if s.family != "llama":
+        return True
+    from .files import file_sha256
+    from .llama import convert_gguf_cached
+
+    return convert_gguf_cached(s.weights_path, file_sha256(s.weights_path))
 
 
 @functools.lru_cache(maxsize=2)

@@ -34,7 +34,7 @@ import torch.nn.functional as F
 
 from .record import Norm, Recorder
 
-__all__ = ["LlamaConfig", "Llama", "load_gguf", "load_gguf_cached"]
+__all__ = ["LlamaConfig", "Llama", "load_gguf", "load_gguf_cached", "convert_gguf_cached"]
 
 
 @dataclass
@@ -223,6 +223,53 @@ def load_gguf(path):
     return model, _gguf_tokenizer(reader), info
 
 
+def _converted_paths(weights_sha256: str):
+    """(float32 weights, JSON) of a GGUF's conversion in normref's cache: the key covers ``weights_sha256`` and the
+    source of this module (a change to the conversion converts again)."""
+    from .. import cache
+
+    key = cache.step_of("models", "llama-gguf-float32", inputs={"weights": weights_sha256}, code=(__name__,)).key
+    folder = cache.folder("models")
+    return folder / f"{key}.safetensors", folder / f"{key}.json"
+
+
+def _convert(path, weights, meta):
+    """Dequantize the GGUF at ``path`` and write its conversion (the JSON last, so a half-written entry is never
+    read; two processes may both convert it, and each write is renamed into place whole); the loaded model."""
+    import json
+    import os
+    from dataclasses import asdict
+
+    from safetensors.torch import save_file
+
+    from .. import cache
+
+    model, tok, info = load_gguf(path)
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    tmp = weights.with_name(f".tmp-{os.getpid()}-{weights.name}")
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
+    os.replace(tmp, weights)
+    doc = {"config": asdict(model.cfg), "info": info, "tokenizer": tok.to_str()}
+    cache.put("models", meta.stem, json.dumps(doc).encode(), ".json")
+    if weights.parent.parent == cache.user_cache_dir():  # a reader's run, not a build's: say where the disk went
+        import sys
+
+        size = weights.stat().st_size + meta.stat().st_size
+        print(f"normref: converted SmolLM2's weights to float32 once, {size / 1e6:.0f} MB in {weights.parent} "
+              "(`python -m normref cache --clear` removes them)", file=sys.stderr)
+    return model, tok, info
+
+
+def convert_gguf_cached(path, weights_sha256: str) -> bool:
+    """Convert the GGUF at ``path`` into normref's cache unless it is there (no model is loaded when it is); was
+    it there already? A build runs this once, as a task of its own, before the experiments that load it."""
+    weights, meta = _converted_paths(weights_sha256)
+    if meta.exists():
+        return True
+    _convert(path, weights, meta)
+    return False
+
+
 def load_gguf_cached(path, weights_sha256: str):
     """:func:`load_gguf`, converted once per weights file and kept in the normref cache.
 
@@ -230,36 +277,16 @@ def load_gguf_cached(path, weights_sha256: str):
     ``models/KEY.safetensors`` (float32 weights) and ``models/KEY.json`` (the
     configuration, the file's own description, the tokenizer); the JSON is
     written last, so a half-written entry is never read. Later calls load
-    those in a fraction of a second. The key covers ``weights_sha256`` and the
-    source of this module (a change to the conversion converts again).
+    those in a fraction of a second (:func:`_converted_paths`).
     """
     import json
-    import os
-    from dataclasses import asdict
 
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
     from tokenizers import Tokenizer
 
-    from .. import cache
-
-    key = cache.step_of("models", "llama-gguf-float32", inputs={"weights": weights_sha256}, code=(__name__,)).key
-    folder = cache.folder("models")
-    weights, meta = folder / f"{key}.safetensors", folder / f"{key}.json"
-    if not meta.exists():  # two processes may both convert it; each write is renamed into place whole
-        model, tok, info = load_gguf(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = weights.with_name(f".tmp-{os.getpid()}-{weights.name}")
-        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp))
-        os.replace(tmp, weights)
-        doc = {"config": asdict(model.cfg), "info": info, "tokenizer": tok.to_str()}
-        cache.put("models", key, json.dumps(doc).encode(), ".json")
-        if folder.parent == cache.user_cache_dir():  # a reader's run, not a build's: say where the disk went
-            import sys
-
-            size = weights.stat().st_size + meta.stat().st_size
-            print(f"normref: converted SmolLM2's weights to float32 once, {size / 1e6:.0f} MB in {folder} "
-                  "(`python -m normref cache --clear` removes them)", file=sys.stderr)
-        return model, tok, info
+    weights, meta = _converted_paths(weights_sha256)
+    if not meta.exists():
+        return _convert(path, weights, meta)
     doc = json.loads(meta.read_bytes())
     with torch.device("meta"):
         model = Llama(LlamaConfig(**doc["config"]))
