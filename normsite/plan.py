@@ -31,7 +31,8 @@ from . import LANGS
 __all__ = ["PAGE_STEPS", "keys", "plan", "COPIED", "Edit", "EDITS", "plans", "summary", "table"]
 
 ROOT = Path(__file__).resolve().parent.parent
-# The page steps of a MkDocs build (normsite.build, searchcache, practice): the modules each names as its code.
+# The page steps of a MkDocs build (normsite.build, searchcache, csstrim): the modules each names as its code
+# (tests/test_plan.py reads them from the code that makes each step and checks this agrees).
 PAGE_STEPS = {"math": ("normsite.mathtex",), "terms": ("normsite.glossary",), "scrub": ("normsite.notebooks",),
               "print-chapter": ("normsite.printed",), "print": ("normsite.printed",),
               "search": ("normsite.searchcache", "normsite.glossary"), "nbcode": ("normsite.notebooks",),

@@ -97,3 +97,25 @@ def test_the_cli_prints_the_plan_of_an_edit():
     proc = subprocess.run([sys.executable, "-m", "normsite.prepare", "--plan", "/etc/hosts"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_page_steps_are_the_ones_the_build_caches():
+    """normsite.plan.PAGE_STEPS (what --plan reports for the page steps of every page) names each step the build
+    caches and the modules it keys on, as the code that makes them says: every ``stepcache.cached(NAME, ...,
+    modules=(...))`` call in normsite, and the CSS pruner's own ``cache.step_of("csstrim", ...)``. The Anki deck is
+    reported with the practice page's expansions instead."""
+    import ast
+
+    found: dict[str, tuple] = {}
+    for f in sorted((ROOT / "normsite").glob("*.py")):
+        for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if (not isinstance(n, ast.Call) or not isinstance(n.func, ast.Attribute) or not n.args
+                    or not isinstance(n.args[0], ast.Constant)):
+                continue
+            owner, kw = getattr(n.func.value, "id", None), {k.arg: k.value for k in n.keywords}
+            if (owner, n.func.attr) == ("stepcache", "cached"):
+                found[ast.literal_eval(n.args[0])] = ast.literal_eval(kw["modules"])
+            elif (owner, n.func.attr) == ("cache", "step_of") and ast.literal_eval(n.args[0]) == "csstrim":
+                found["csstrim"] = ast.literal_eval(kw["code"])
+    assert found.pop("anki") == ("normsite.practice",)
+    assert found == dict(plan.PAGE_STEPS)
