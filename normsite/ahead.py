@@ -52,7 +52,7 @@ class Ahead:
     directives: dict = field(default_factory=dict)  # {kind: [computed, cached]} by the pool's directive tasks
     directive_tasks: dict = field(default_factory=dict)  # {kind: how many top-level tasks the pool ran}
     why: list = field(default_factory=list)  # "kind/name: why it is computed", one per miss (normref.cache.why)
-    undeclared: list = field(default_factory=list)  # "result: data/experiment", computed by a result, not first
+    undeclared: list = field(default_factory=list)  # "kind/name computed data/…": an experiment a result computed
     figure_steps: dict = field(default_factory=dict)  # {(name, lang, theme): its cache step}, found once per pass
 
 

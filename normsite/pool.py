@@ -136,10 +136,10 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None, after: Sequence 
     t0, cpu0 = time.perf_counter(), _cpu()
     todo, done = list(range(len(tasks))), set()
 
-    def finished(i: int, result, stats: dict) -> None:
+    def finished(i: int, result, stats: dict, worker: bool = True) -> None:
         LAST["task_cpu_s"][i] += stats["cpu_s"]
         LAST["task_data"][i] = stats["data"]
-        for k, v in stats["cache"].items():
+        for k, v in stats["cache"].items() if worker else ():  # a task run here counted in this process already
             cache.STATS[k] = cache.STATS.get(k, 0) + v
         results[i] = result
         done.add(i)
@@ -155,7 +155,7 @@ def run(tasks: Sequence[Task], *, n_workers: int | None = None, after: Sequence 
                 if i is None:
                     raise ValueError(f"the tasks' dependencies form a cycle: {todo} cannot start")
                 todo.remove(i)
-                finished(i, *_call(tasks[i]))
+                finished(i, *_call(tasks[i]), worker=False)
         LAST.update(cpu_s=_cpu() - cpu0, wall_s=time.perf_counter() - t0)
         return results
     with ProcessPoolExecutor(n, mp_context=_context(), initializer=_init,

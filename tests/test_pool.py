@@ -169,3 +169,14 @@ def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path):
     for p in left:  # do not leave them behind, whatever the result
         os.kill(p, signal.SIGKILL)
     assert not left, "pool workers outlived the process that started them"
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_the_caches_counts_include_each_task_once(tmp_path, monkeypatch, n):
+    """Serially or on workers, each task's cache lookups are counted once in this process's normref.cache.STATS."""
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "STATS", {"hit": 0, "miss": 0})
+    pool.run([(_computes_data, "a"), (_computes_data, "b")], n_workers=n)
+    assert cache.STATS == {"hit": 0, "miss": 2}
+    pool.run([(_computes_data, "a"), (_computes_data, "b")], n_workers=n)
+    assert cache.STATS == {"hit": 2, "miss": 2}
