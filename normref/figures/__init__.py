@@ -368,7 +368,8 @@ def render_many(jobs, n_workers: int | None = None) -> list[tuple[bytes, bool]]:
     ``n_workers`` processes at once (default: normref.cores.workers, NORMREF_WORKERS or one per core;
     1: here, in order). Each draws with torch on one thread, as a serial run does, so the SVG bytes
     are those a serial run draws. Two workers that need the same missing experiment may both compute
-    it: normref takes no locks (a site build's pool does, and runs something else meanwhile)."""
+    it (normref takes no locks; a site build runs each experiment a module declares once, as a task of its own,
+    before the figures that read it: normsite.ahead)."""
     from ..cores import starmap
 
     jobs = [tuple(j) for j in jobs]
