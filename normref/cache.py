@@ -42,7 +42,7 @@ from ._imports import imported
 from ._registry import registered_modules
 
 __all__ = ["LIBS", "location", "cache_dir", "user_cache_dir", "MARKER", "made_by_normref", "recorded_entries", "folder", "closure", "declared_files", "relative", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
-           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "clear", "STATS"]
+           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "clear", "STATS", "source_facts"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI.
 STATS = {"hit": 0, "miss": 0}
@@ -262,15 +262,20 @@ def _has_registry(tree: ast.Module) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _scan(module: str) -> tuple[frozenset[str], tuple[str, ...], bool]:
-    """(imported module names, __cache_files__, builds a registry) of a first-party module."""
+    """(imported module names, __cache_files__, builds a registry) of a first-party module (parsed once per
+    version of its file: :func:`source_facts`)."""
     path = module_file(module)
-    tree = ast.parse(path.read_bytes(), str(path))
+    imports, files, registry = source_facts(path, _scan_source, module, path.name == "__init__.py")
+    return frozenset(imports), tuple(files), registry
+
+
+def _scan_source(data: bytes, module: str, is_package: bool) -> tuple:
+    tree = ast.parse(data, module)
     scanned = tree
     if _shallow(tree):  # its module-level statements only (a class body runs at import; a function's does not)
         scanned = ast.Module(body=[n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
                              type_ignores=[])
-    return frozenset(imports_in(scanned, module, path.name == "__init__.py")), _cache_files(tree, module), \
-        _has_registry(tree)
+    return sorted(imports_in(scanned, module, is_package)), _cache_files(tree, module), _has_registry(tree)
 
 
 def _parents(module: str) -> list[str]:
@@ -408,6 +413,37 @@ def digest(*parts) -> str:
         b = p if isinstance(p, bytes) else str(p).encode("utf-8")
         h.update(len(b).to_bytes(8, "big") + b)
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    return digest(Path(path).read_bytes())
+
+
+def _defining_file_digest(fn) -> str:
+    f = inspect.getsourcefile(fn)
+    st = os.stat(f)
+    return _file_digest(f, st.st_mtime_ns, st.st_size)
+
+
+def source_facts(path: str | Path, fn, *args):
+    """``fn(source bytes, *args)``, a JSON-able summary of a source file (what it imports, what it defines), kept
+    in the cache (kind "scans") by the file's bytes, ``args`` and the source of the module that defines ``fn``.
+
+    Every build process asks for the same few hundred summaries (the keys' import closures, the snippets' install
+    lines, the tests the ledger names) and parsing a file is most of their cost: this parses each version of a
+    file once, for every later process. The result is what ``fn`` returns, as JSON gives it back (lists for
+    tuples)."""
+    data = Path(path).read_bytes()
+    key = digest("source facts", f"{fn.__module__}.{fn.__qualname__}", _defining_file_digest(fn), data, repr(args))
+    p = _path("scans", key, ".json")
+    try:
+        return json.loads(p.read_bytes())
+    except (FileNotFoundError, ValueError):
+        pass
+    value = json.loads(json.dumps(fn(data, *args)))  # the same shape a later process reads back
+    put("scans", key, json.dumps(value).encode("utf-8"), ".json")
+    return value
 
 
 # ---------------------------------------------------------------- steps: the one key recipe

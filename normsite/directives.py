@@ -368,6 +368,11 @@ def _tests_defined(claims: bytes, root: Path) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _defined_in(path: Path, mtime_ns: int, size: int) -> list[str]:
+    # Once per process and version of the file; parsed once for every process (normref.cache.source_facts).
+    return cache.source_facts(path, _definitions, path.name)
+
+
+def _definitions(data: bytes, filename: str) -> list[str]:
     import ast
 
     def names(body, prefix=""):
@@ -378,7 +383,7 @@ def _defined_in(path: Path, mtime_ns: int, size: int) -> list[str]:
                 yield f"class {prefix}{node.name}"
                 yield from names(node.body, f"{prefix}{node.name}::")
 
-    return sorted(names(ast.parse(path.read_bytes(), str(path)).body))
+    return sorted(names(ast.parse(data, filename).body))
 
 
 def _ledger(lang: str, src_uri: str, docs_dirs: dict | None, root: Path | None) -> tuple[cache.Step, Callable[[], str]]:

@@ -168,10 +168,16 @@ def _third_party(names: set[str], root: Path) -> set[str]:
 
 @functools.lru_cache(maxsize=None)
 def _file_imports(path: str, mtime_ns: int, size: int, mod: str, top_level_only: bool) -> tuple[str, ...]:
-    # Every snippet on every page walks the same normref modules: parse each once per process (and again
-    # when the file changes, which is what the mtime and size in the key are for, under `mkdocs serve`).
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
-    return tuple(sorted(_imports(tree, mod, top_level_only=top_level_only)))
+    # Every snippet on every page walks the same normref modules: ask once per process (and again when the
+    # file changes, which is what the mtime and size in the key are for, under `mkdocs serve`); each version
+    # of a file is parsed once for every process (normref.cache.source_facts).
+    from normref import cache
+
+    return tuple(cache.source_facts(path, _imports_of_source, mod, top_level_only))
+
+
+def _imports_of_source(data: bytes, mod: str, top_level_only: bool) -> list[str]:
+    return sorted(_imports(ast.parse(data, filename=mod), mod, top_level_only=top_level_only))
 
 
 def needs_of_source(source: str, filename: str, root: Path = ROOT) -> Needs:

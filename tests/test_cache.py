@@ -264,3 +264,23 @@ def test_a_shallow_module_counts_only_its_module_level_imports():
     found = cache.closure(("normsite.directives",))
     assert "normsite.assets" in found and "normsite.content.grammar" in found
     assert not {"normsite.practice", "normsite.ledger", "normsite.content.cards", "normref.values"} & set(found)
+
+
+def test_source_facts_parse_each_version_of_a_file_once(tmp_path, monkeypatch):
+    """cache.source_facts: what a function finds in a file's source is kept by the file's bytes and the
+    arguments, so a later process reads it back; another version of the file, or other arguments, ask again."""
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    f = tmp_path / "m.py"
+    f.write_text("import os\n")
+    calls = []
+
+    def facts(data: bytes, tag: str):
+        calls.append(tag)
+        return (len(data), tag)
+
+    assert cache.source_facts(f, facts, "a") == [10, "a"]  # as JSON gives it back, here as later
+    assert cache.source_facts(f, facts, "a") == [10, "a"] and calls == ["a"]
+    assert cache.source_facts(f, facts, "b") == [10, "b"] and calls == ["a", "b"]
+    f.write_text("import sys, json\n")
+    assert cache.source_facts(f, facts, "a") == [17, "a"] and calls == ["a", "b", "a"]
+    assert len(list((tmp_path / "cache" / "scans").glob("*.json"))) == 3
