@@ -239,10 +239,10 @@ def _summarized(out: dict, done, dirs: Mapping[str, Path], t0: float) -> dict:
     """``out`` with its counts, its "why re-run" lines and its summary line (normsite.prepare's output)."""
     from . import directives
 
-    counts = {"experiment": list(done.experiments), "svg": [len(done.figures_drawn), done.figures_cached],
+    counts = {"svg": [len(done.figures_drawn), done.figures_cached],
               "notebook": [len(done.notebooks_run), done.notebooks_cached],
               **{k: v for k, v in sorted(directives.COUNTS.items()) if k != "snippet"},
-              "snippet": [len(done.snippets_run), done.snippets_cached]}
+              "snippet": [len(done.snippets_run), done.snippets_cached], "experiment": list(done.experiments)}
     computed = sum(c for c, _ in counts.values())
     asked = sum(c + h for c, h in counts.values())
     errors = sum(isinstance(v, dict) for lang in out["langs"].values() for t in lang["pages"].values() for v in t.values())

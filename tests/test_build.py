@@ -199,7 +199,7 @@ def test_the_pass_ran_each_experiment_as_a_task_of_its_own(site_build):
     result computed one itself: every experiment a figure, value, table or widget reads is declared by its module
     (EXPERIMENTS). Where the session's other tests computed some first, the pass found them cached."""
     log = site_build[1]
-    prep = re.search(r"normref prepare \[zh, en\]: computed \d+ of \d+ \(experiment (\d+) of (\d+),", log)
+    prep = re.search(r"normref prepare \[zh, en\]: computed \d+ of \d+ \([^)]*experiment (\d+) of (\d+)\)", log)
     assert prep and int(prep[2]) >= len({s for m in ahead._declaring_modules() for s in experiments.declared(m)}), \
         log[-3000:]
     assert "undeclared experiment" not in log, [ln for ln in log.splitlines() if "undeclared" in ln]
