@@ -401,7 +401,7 @@ class Tab:
         start, marked = self.page.url, self.marked()
         for attempt in range(4):
             if attempt:
-                self.page.goto(start)
+                self._back_to(start)
                 self.page.wait_for_timeout(500 * attempt)
                 if marked:
                     self.mark()
@@ -427,6 +427,22 @@ class Tab:
         # emits document$: wait for a new article (the old one is replaced), not for the address.
         self.page.wait_for_function("(t) => location.href.split('#')[0] === t && document.querySelector('article h1')"
                                     " && document.querySelector('article') !== window.__nrOldArticle", arg=target)
+
+    def _back_to(self, url: str):
+        """``page.goto(url)`` after the click that was not instant: the page load that click started may not
+        have begun yet, and then it interrupts this one (CI saw "interrupted by another navigation"). Let it
+        finish and go again."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        for _ in range(3):
+            try:
+                self.page.goto(url)
+                return
+            except PlaywrightError as e:
+                if "interrupted by another navigation" not in str(e):
+                    raise
+                self.page.wait_for_load_state("load")
+        self.page.goto(url)
 
     def _stayed(self, target: str) -> bool:
         """After the click: did `target` arrive in the same document (an instant navigation)?
