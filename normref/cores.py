@@ -40,11 +40,12 @@ def _one_torch_thread() -> None:
 
 
 def starmap(fn: Callable, calls: Iterable[tuple], processes: int | None = None) -> Iterator:
-    """``fn(*args)`` for each ``args`` of ``calls``, yielded in order as each is ready, on ``processes``
+    """``fn(*args)`` for each ``args`` of ``calls``, yielded in the calls' order (each once it and those before it are done), on ``processes``
     processes at once (default :func:`workers`; at most one per call). Each runs torch on one thread, so the
     results are those a serial run computes; with one process the calls run here, in order, on one thread.
     The workers are fresh interpreters (spawn): they inherit no thread of this process, and see its
-    environment (NORMREF_CACHE). ``fn`` is a module-level function and ``args`` are picklable.
+    environment (NORMREF_CACHE). ``fn`` is a module-level function and ``args`` are picklable. A generator: a
+    bad ``processes`` is a ValueError at the first result asked for.
 
     Python's ProcessPoolExecutor does the work; this only fixes how normref uses it (the start method and
     the thread setting), so that its three commands cannot drift apart."""

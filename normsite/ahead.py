@@ -14,7 +14,7 @@ The cached experiments those results read are tasks too (:func:`experiment_tasks
 or states them declares the calls it makes (``EXPERIMENTS``, read by :func:`normref.experiments.declared`
 from its source), each call is one task however many results read it, and it runs before them: a missing
 figure after its own module's experiments, any other missing result after all of them. So no two processes
-compute one experiment, and nothing waits on a lock. A result that computed an experiment itself was
+compute one declared experiment, and nothing waits on a lock. A result that computed an experiment itself was
 missing a declaration: :attr:`Ahead.undeclared` names it, and the pass's log says so.
 
 The results are the same bytes a serial build makes: each figure is drawn by the same code on one torch thread
