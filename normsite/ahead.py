@@ -171,21 +171,34 @@ def _prerequisites(specs: list[str]) -> dict[str, tuple[str, ...]]:
 def experiment_tasks(missing: list[Task]) -> tuple[list[Task], list[set[int]], list[set[int]]]:
     """The experiment tasks the ``missing`` results need, one per declared call (and the calls those declare in
     turn); for each of them, the indices (into those tasks) it must wait for; and the same for each missing
-    result: a figure waits for those its module declares, any other result (a directive expansion, a notebook or
-    a snippet, whose reads are not one module's) for all of them. Reads the declarations from source: nothing is
-    imported or computed."""
+    result. A figure waits for the calls its module declares; a directive expansion for those the modules of its
+    key's import closure declare (a value module, a figure module whose fields a caption reads); a notebook or a
+    snippet, which declares nothing, also for every declared call whose function is in that closure (a notebook
+    that calls an experiment itself). So a value that reads no experiment starts at once, and a cold directive
+    pass in a test computes no experiment it does not read. Reads the declarations from source: nothing is imported or computed."""
     from normref import experiments, figures
 
     module_of = figures.declared()
-    by_figure = {id(t): experiments.declared(module_of[t.what[0]]) for t in missing if t.kind == "figure"}
-    everything = any(t.kind != "figure" for t in missing)
-    wanted = [s for ss in by_figure.values() for s in ss]
-    if everything:
-        wanted += [s for m in _declaring_modules() for s in experiments.declared(m)]
-    pre = _prerequisites(list(dict.fromkeys(wanted)))
+    declares: dict[str, tuple[str, ...]] = {}  # module: the calls it declares, read once if a result needs them
+    called_in: dict[str, list[str]] = {}       # module: the declared calls of a function it holds
+    reads: dict[int, list[str]] = {}
+    for t in missing:
+        if t.kind == "figure":
+            reads[id(t)] = list(experiments.declared(module_of[t.what[0]]))
+            continue
+        if not declares:
+            declares = {m: experiments.declared(m) for m in _declaring_modules()}
+            for spec in dict.fromkeys(s for ss in declares.values() for s in ss):
+                called_in.setdefault(experiments.parse(spec)[0], []).append(spec)
+        mods = cache.closure(t.step.code) if t.step is not None and t.step.code else ()
+        # A module that declares states what it reads; a script (a notebook, a snippet) declares nothing, so it
+        # waits for every declared call of a function it can reach.
+        reads[id(t)] = [s for m in mods for s in (*declares.get(m, ()),
+                                                  *(called_in.get(m, ()) if t.kind != "directive" else ()))]
+    pre = _prerequisites(list(dict.fromkeys(s for ss in reads.values() for s in ss)))
     index = {spec: i for i, spec in enumerate(pre)}
     own = [{index[p] for p in pre[spec]} for spec in pre]
-    deps = [{index[s] for s in by_figure[id(t)]} if t.kind == "figure" else set(index.values()) for t in missing]
+    deps = [{index[s] for s in reads[id(t)]} for t in missing]
     return [Task("experiment", spec, None, (experiments.call, spec)) for spec in pre], own, deps
 
 

@@ -58,13 +58,23 @@ def test_one_task_per_experiment_and_each_figure_after_its_own():
     assert tasks[at[LOAD]].name == f"experiment/{LOAD}"
 
 
-def test_any_other_result_waits_for_every_declared_experiment():
-    """A directive expansion, a notebook or a snippet reads what no one module declares: it waits for them all."""
-    directive = Task("directive", ("value", "layer_drop.base", "en"), cache.step_of("directives", "x"), (print,))
-    tasks, _, deps = ahead.experiment_tasks([_figure("softmax_saturation"), directive])
+def test_any_other_result_waits_for_the_declared_experiments_its_code_reaches():
+    """A directive expansion waits for the calls the modules of its key's import closure declare; a notebook or a
+    snippet (which declares nothing) also for each declared call whose function is in that closure. A value that
+    reads no experiment waits for none, and plans none."""
+    drop = Task("directive", ("value", "layer_drop.base", "en"),
+                cache.step_of("directives", "x", code=("normref.values.dropnorm",)), (print,))
+    plain = Task("directive", ("value", "worked.x", "en"),
+                 cache.step_of("directives", "y", code=("normref.values.basics",)), (print,))
+    script = Task("notebook", "k3.py", cache.step_of("notebooks", "k3", code=("normref.experiments.moe",)), (print,))
+    tasks, own, deps = ahead.experiment_tasks([_figure("softmax_saturation"), drop, plain, script])
+    at = {t.what: i for i, t in enumerate(tasks)}
     assert deps[0] == set()  # its module reads no cached experiment
-    assert deps[1] == set(range(len(tasks))) and len(tasks) > 20
-    assert ahead.experiment_tasks([_figure("softmax_saturation")])[0] == []
+    assert deps[1] == {at[s] for s in experiments.declared("normref.values.dropnorm")}
+    assert own[at["normref.experiments.layer_drop:layer_drop()"]] == {at[LOAD]}  # and that waits for the weights
+    assert deps[2] == set(), "a value module that reads no experiment waits for some"
+    assert {at["normref.experiments.moe:toy_training()"], at["normref.experiments.moe:u_spread()"]} <= deps[3]
+    assert ahead.experiment_tasks([_figure("softmax_saturation"), plain])[0] == []
 
 
 def test_experiments_run_first_in_the_pools_order(monkeypatch):
