@@ -27,6 +27,24 @@ def _run(args, cwd=ROOT, env=None, block=(), timeout=120):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def _call(monkeypatch, capsys, args, env=None, block=()):
+    """``main(args)`` in this process, as :func:`_run` runs it in a fresh one: the environment in ``env``, the
+    modules in ``block`` unimportable (importlib.util.find_spec answers None for them, and an import fails); its
+    exit status and what it printed. The command's own code is the same; only the interpreter's start is left
+    out (test_the_command_line_answers_a_mistake_in_its_own_process keeps one run of that)."""
+    for k, v in (env or {}).items():
+        monkeypatch.setenv(k, v)
+    for m in block:
+        monkeypatch.setitem(sys.modules, m, None)
+    capsys.readouterr()
+    try:
+        code = cli.main(list(args))
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out.out, out.err)
+
+
 def _one_line_error(p, *needles):
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
@@ -63,27 +81,35 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_a_mistake_is_one_line_naming_the_parameter_with_status_2(name, tmp_path):
+def test_a_mistake_is_one_line_naming_the_parameter_with_status_2(name, tmp_path, monkeypatch, capsys):
     args, env, block, needles = CASES[name]
     out, afile = tmp_path / "out", tmp_path / "afile.txt"
     afile.write_text("mine", encoding="utf-8")
-    p = _run([a.replace("{tmp}", str(out)).replace("{file}", str(afile)) for a in args], env=env, block=block)
+    p = _call(monkeypatch, capsys, [a.replace("{tmp}", str(out)).replace("{file}", str(afile)) for a in args],
+              env=env, block=block)
     _one_line_error(p, *needles)
     assert "(File exists)" not in p.stderr, p.stderr
     assert not out.exists(), "no work before the check, and no folder left behind"
     assert afile.read_text(encoding="utf-8") == "mine"
 
 
-def test_help_for_a_command_whose_extra_is_missing_says_what_it_needs_with_status_0():
-    p = _run(["placement", "--help"], block=("torch",))
+def test_the_command_line_answers_a_mistake_in_its_own_process():
+    """The mistakes above are checked by calling main in this process; here, once, the interpreter runs it: the
+    same one line and status 2, and nothing imported that the check does not need (torch for a missing extra)."""
+    _one_line_error(_run(["bench", "--quick"], block=("torch",)), 'pip install "normref[torch]"')
+    _one_line_error(_run(["bench", "--dims", "0"]), "--dims", "positive integers", "'0'")
+
+
+def test_help_for_a_command_whose_extra_is_missing_says_what_it_needs_with_status_0(monkeypatch, capsys):
+    p = _call(monkeypatch, capsys, ["placement", "--help"], block=("torch",))
     assert p.returncode == 0 and p.stderr == "", p.stderr
     assert p.stdout.startswith("usage: python -m normref placement"), p.stdout
     assert 'pip install "normref[torch]"' in " ".join(p.stdout.split()), p.stdout
 
 
-def test_help_shows_no_rest_markup():
+def test_help_shows_no_rest_markup(monkeypatch, capsys):
     for args in (["--help"], *([c, "--help"] for c in cli.COMMANDS)):
-        p = _run(args)
+        p = _call(monkeypatch, capsys, args)
         assert p.returncode == 0 and "``" not in p.stdout, (args, p.stdout)
 
 
