@@ -76,9 +76,12 @@ def keys(root: Path = ROOT) -> dict[str, str]:
     return out
 
 
-def _keys_in(tree: Path) -> dict[str, str]:
-    with tempfile.TemporaryDirectory(prefix="normref-plan-cache-") as nothing:  # keys only: nothing is stored
-        env = dict(os.environ, PYTHONPATH=str(tree), NORMREF_CACHE=nothing, PYTHONDONTWRITEBYTECODE="1")
+def _keys_in(tree: Path, scans: str | Path | None = None) -> dict[str, str]:
+    """The keys of ``tree``, made in a fresh process that imports its code. Its cache is empty but for ``scans``:
+    a folder of source scans (normref.cache.source_facts, keyed by each file's bytes) that calls on copies of one
+    tree may share, so each version of a file is parsed once for all of them; no result is computed."""
+    with tempfile.TemporaryDirectory(prefix="normref-plan-cache-") as own:
+        env = dict(os.environ, PYTHONPATH=str(tree), NORMREF_CACHE=str(scans or own), PYTHONDONTWRITEBYTECODE="1")
         proc = subprocess.run([sys.executable, "-c", "import json, sys; from normsite import plan; "
                            "json.dump(plan.keys(), sys.stdout)"], cwd=tree, env=env, capture_output=True,
                               text=True)
@@ -106,17 +109,18 @@ def _apply(tree: Path, edits: dict) -> Path:
 
 
 def plan(edits: dict[str, str | bytes], root: Path = ROOT, before: dict[str, str] | None = None,
-         base: dict[str, str | bytes] | None = None) -> list[str]:
+         base: dict[str, str | bytes] | None = None, scans: str | Path | None = None) -> list[str]:
     """The results whose key the ``edits`` ({path relative to ``root``: its new content}) change, sorted.
     ``before``: the keys of the tree as it is (:func:`keys` of ``root``), when already made; ``base``: files of
-    the tree before the edits, where they differ from ``root`` (the last commit's, for an edit at hand)."""
+    the tree before the edits, where they differ from ``root`` (the last commit's, for an edit at hand); ``scans``:
+    see :func:`_keys_in`."""
     for rel in [*edits, *(base or {})]:
         if Path(rel).is_absolute() or ".." in Path(rel).parts or Path(rel).parts[0] not in COPIED:
             raise ValueError(f"edits must name files under {', '.join(COPIED)}, relative to the checkout, got {rel!r}")
     with tempfile.TemporaryDirectory(prefix="normref-plan-") as tmp:
         if before is None:
-            before = _keys_in(_apply(_copy(root, Path(tmp) / "before"), base or {}))
-        after = _keys_in(_apply(_copy(root, Path(tmp) / "after"), {**(base or {}), **edits}))
+            before = _keys_in(_apply(_copy(root, Path(tmp) / "before"), base or {}), scans)
+        after = _keys_in(_apply(_copy(root, Path(tmp) / "after"), {**(base or {}), **edits}), scans)
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     if any(k.startswith("directives/practice:") for k in changed):
         changed.append("pages/anki:practice deck")
@@ -210,9 +214,10 @@ EDITS = (
 
 def plans(root: Path = ROOT, before: dict[str, str] | None = None, edits=EDITS) -> dict[str, list[str]]:
     """{edit id: :func:`plan` of it} for each of ``edits`` (:data:`EDITS`), the tree's keys made once."""
-    before = _keys_in(root) if before is None else before
-    return {e.id: plan({e.path: e.change((root / e.path).read_text(encoding="utf-8"))}, root, before=before)
-            for e in edits}
+    with tempfile.TemporaryDirectory(prefix="normref-plan-scans-") as scans:
+        before = _keys_in(root, scans) if before is None else before
+        return {e.id: plan({e.path: e.change((root / e.path).read_text(encoding="utf-8"))}, root, before=before,
+                           scans=scans) for e in edits}
 
 
 def _names(names) -> str:

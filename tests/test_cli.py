@@ -142,7 +142,7 @@ def test_the_extras_named_are_pyprojects():
     assert set(cli.NEEDS.values()) <= set(cli.EXTRAS) and set(cli.NEEDS) <= set(cli.COMMANDS)
 
 
-def test_placement_runs_outside_a_clone_on_the_corpus_the_wheel_ships(tmp_path):
+def test_placement_runs_outside_a_clone_on_the_corpus_the_wheel_ships(tmp_path, monkeypatch, capsys):
     """No docs/en/ in the current folder: the lab trains on the committed run's own copy of the text."""
     out = tmp_path / "lab.json"
     p = _run(["placement", "--quick", "--variants", "pre", "--steps", "1", "--json", str(out)], cwd=tmp_path,
@@ -153,5 +153,5 @@ def test_placement_runs_outside_a_clone_on_the_corpus_the_wheel_ships(tmp_path):
 
     assert json.loads(out.read_text(encoding="utf-8"))["corpus"]["sha256"] == placement_cpu()["corpus"]["sha256"]
     # An explicit --root that is no clone says so, naming the option.
-    bad = _run(["placement", "--quick", "--root", str(tmp_path)], cwd=tmp_path)
+    bad = _call(monkeypatch, capsys, ["placement", "--quick", "--root", str(tmp_path)])
     _one_line_error(bad, "--root", "docs/en")

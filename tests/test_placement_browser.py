@@ -113,8 +113,10 @@ def test_placement_widget_matches_normref_by_keyboard(clean_tab, served, lang):
     assert not clean_tab.errors, clean_tab.errors
 
 
+@pytest.mark.usefixtures("built_cache")
 def test_placement_widget_data_is_normref_numbers():
-    """The embedded data against normref's own functions (the widget shows the data, checked above)."""
+    """The embedded data against normref's own functions (the widget shows the data, checked above), read from
+    the build's cache: the build computed each of them (test_experiment_tasks checks that it did)."""
     from normref.experiments import placement as pl
     from normref.results import placement as results
 
