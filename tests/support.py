@@ -145,8 +145,15 @@ def make_venv(path: Path, tmp: Path, constraints: str | None = None) -> Venv:
 
 
 def run_snippet(name: str | Path, timeout: int = 600) -> str:
-    """Run snippets/NAME as a reader would (a fresh Python, normref importable); its stdout."""
+    """Run snippets/NAME as a reader would (a fresh Python, normref importable); its stdout. A snippet of
+    snippets/ itself runs as the build runs it (normsite.snippets.run: one torch thread), once per version of its
+    code for the whole session, whichever test asks first (the session's cache is the workers' shared one); the
+    copy tests run each as copied from a page, in a fresh virtualenv."""
     path = name if isinstance(name, Path) else ROOT / "snippets" / name
+    if path.parent == ROOT / "snippets":
+        from normsite import snippets
+
+        return snippets.run(path.name)[0]
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
     p = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert p.returncode == 0, f"{path.name} failed:\n{p.stderr[-3000:]}"

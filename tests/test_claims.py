@@ -135,6 +135,7 @@ def test_qk_norm_bounds_logits_by_the_trained_gains():
     assert derived == _verdict("qk-norm-bounds-logits")
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_mixln_is_less_even_than_pre_ln_by_max_over_min_and_cv():
     """Layer 1 ÷ last makes Mix-LN look more even than Pre-LN; max ÷ min and the CV across layers, which see
     its peak, say the opposite: the claim is corrected."""
@@ -155,6 +156,7 @@ def test_pre_ln_trains_without_warmup_in_the_toy(built_cache):
     assert f["pre/none"] <= f["pre/warmup"] + 0.2
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_last_layer_ratio_is_of_order_sqrt_l():
     """Theorem 1's bounds differ by the order √L; the measured last-layer ratio is of that order."""
     g = tb.grad_per_layer()

@@ -138,6 +138,7 @@ def test_bad_input():
 # These protect what the page says in words (orderings, not numbers: the numbers are inserted by the build).
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_u_spread_supports_the_page():
     from normref.experiments.moe import u_spread
 

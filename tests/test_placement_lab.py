@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # ------------------------------------------------------------------ at initialization (what the page says)
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_grads_post_and_pre_are_the_toll_booth_numbers():
     g, t = pl.grad_per_layer(), tb.grad_per_layer()
     assert np.array_equal(g["post"], t["post"]) and np.array_equal(g["pre"], t["pre"])
@@ -33,6 +34,7 @@ def test_grads_post_and_pre_are_the_toll_booth_numbers():
                                               for v in pl.VARIANTS)
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_grads_at_init_per_placement():
     g = pl.grad_per_layer()
     r = {v: pl.grad_ratio(g, v) for v in pl.VARIANTS}
@@ -93,6 +95,7 @@ def test_detach_control_on_a_small_stack_matches_grad_per_layer_and_levels_the_s
     assert torch.allclose(blk.ln_2(blk.mlp(5 * x)), blk.ln_2(blk.mlp(x)), atol=1e-3)  # up to LN's ε
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 @pytest.mark.parametrize("n_layer", pl.STREAM["depths"])
 def test_stream_lengths_per_placement(n_layer):
     r = pl.stream_lengths(n_layer)
@@ -276,6 +279,7 @@ def test_values_and_table(built_cache, lang):
         assert float(row[2]) < float(row[1]) / 5 and float(row[4]) < float(row[3])
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_widget_data_is_what_the_figures_draw():
     d = data.get("placement_lab", "en")
     json.loads(data.to_json(d))

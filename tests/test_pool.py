@@ -23,11 +23,12 @@ from normsite import pool
 CHEAP = ("softmax_saturation",)  # one figure, both languages and themes: four variants on two processes
 
 
-def test_parallel_draws_the_same_svg_bytes_as_a_serial_run(tmp_path, monkeypatch):
-    """normref's render_many on 1 and 2 processes (a plain process pool) and the build's pool all draw the
-    same bytes, each from a cold cache."""
+def test_parallel_draws_the_same_svg_bytes_as_a_serial_run(built_cache, tmp_path, monkeypatch):
+    """The build's pool (normsite.pool, two workers) drew these variants into the session's cache; normref's
+    render_many draws them again on 1 and 2 processes (a plain process pool), each from a cold cache: the same
+    bytes all three ways. In the build tier, where the build has drawn them anyway."""
     jobs = [(name, lang, theme) for name in CHEAP for lang in ("zh", "en") for theme in figures.THEMES]
-    drawn = {}
+    drawn = {"pool": [figures.step_of(*j).path.read_bytes() for j in jobs]}
     for n in (1, 2):
         monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / f"cache-{n}"))  # each starts cold
         out = figures.render_many(jobs, n_workers=n)
@@ -35,13 +36,17 @@ def test_parallel_draws_the_same_svg_bytes_as_a_serial_run(tmp_path, monkeypatch
         drawn[n] = [svg for svg, _ in out]
     # A second call finds every variant in the cache and starts no pool.
     assert [hit for _, hit in figures.render_many(jobs, n_workers=2)] == [True] * len(jobs)
-    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache-pool"))
-    assert pool.run([(figures.render_task, *j) for j in jobs], n_workers=2) == [False] * len(jobs)
-    assert pool.LAST["workers"] == 2 and pool.LAST["tasks"] == len(jobs)
-    drawn["pool"] = [figures.step_of(*j).path.read_bytes() for j in jobs]
     for job, serial, parallel, pooled in zip(jobs, drawn[1], drawn[2], drawn["pool"]):
         assert serial.startswith(b"<?xml") and serial == parallel == pooled, \
             f"{job}: SVG bytes differ between a serial run, 2 processes and the build's pool"
+
+
+def test_the_pool_draws_a_figure_into_the_cache(tmp_path, monkeypatch):
+    """The build's pool, in the everyday tier: one variant drawn on two workers lands in the cache."""
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    job = (CHEAP[0], "en", "light")
+    assert pool.run([(figures.render_task, *job), (pow, 2, 3)], n_workers=2) == [False, 8]
+    assert pool.LAST["workers"] == 2 and figures.step_of(*job).path.read_bytes().startswith(b"<?xml")
 
 
 def test_pool_returns_results_in_task_order_and_raises_a_task_error(monkeypatch):

@@ -152,6 +152,7 @@ def _slope(y):
     return float(np.polyfit(x, y, 1)[0])
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_gradients_at_init_post_ln_grows_pre_ln_does_not():
     r = tb.grad_per_layer()
     assert r["post"].shape == r["pre"].shape == (len(tb.GRAD["seeds"]), tb.GRAD["n_layer"])
@@ -166,6 +167,7 @@ def test_gradients_at_init_post_ln_grows_pre_ln_does_not():
     assert post[-1] > 2.5 * pre[-1]
 
 
+@pytest.mark.usefixtures("built_cache")  # reads experiments the build computed (build tier)
 def test_stream_norms_match_lemma2():
     r = tb.stream_norms()
     d = r["d"]
