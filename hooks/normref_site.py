@@ -20,6 +20,7 @@ sys.path.insert(0, ROOT)
 from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import event_priority  # noqa: E402
 from mkdocs.structure.files import File, Files  # noqa: E402
+from mkdocs.structure.toc import AnchorLink, TableOfContents  # noqa: E402
 
 _state: dict = {}
 
@@ -95,6 +96,14 @@ def on_env(env, config, files):
 def on_page_markdown(markdown, page, config, files: Files):
     pages = [f.src_uri for f in files.documentation_pages()]
     return _state["site"].page_markdown(markdown, page.file.src_uri, pages, config.nav)
+
+
+def on_pre_page(page, config, files: Files):
+    if "render" not in vars(page):  # mkdocs-jupyter renders a notebook page itself (it replaces page.render)
+        plain = page.render
+        page.render = lambda config, files: _state["site"].render(page, config, files, plain,
+                                                                  (AnchorLink, TableOfContents))
+    return page
 
 
 @_fail_build

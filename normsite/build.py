@@ -252,6 +252,13 @@ class Site:
                                                   generated=self.generated_work, docs_dirs=dirs, root=ROOT)
                 for m in directives.PREPARED.finditer(markdown)}
 
+    def render(self, page, config, files, plain, toc: tuple[type, type]) -> None:
+        """Render a page's Markdown (``plain``: MkDocs' own Page.render of it), from the cache when nothing the
+        rendering reads changed (normsite.render; ``toc``: MkDocs' AnchorLink and TableOfContents)."""
+        from . import render
+
+        render.render(page, config, files, plain, self.lang, toc)
+
     def page_html(self, html_text: str, src_uri: str, url: str, glossary_url: str | None, toc=None) -> str:
         """``glossary_url``: the glossary page's URL in this build, or None when it has none; ``toc``:
         the page's table of contents (MkDocs anchor links), which a notebook page's heading ids retarget."""
