@@ -65,7 +65,7 @@ def run(name: str) -> tuple[str, bool]:
             raise SiteError(f"{failure_line(name, proc.stderr)} (exit status {proc.returncode}):\n{proc.stderr[-2000:]}")
         return proc.stdout
 
-    # Under the entry's lock: two processes that need the same output run the snippet once.
+    # Stored by an atomic rename (normref.cache.step): two processes that need it at once may both run it.
     return cache.step(s, execute, lambda out: out.encode("utf-8"), lambda b: b.decode("utf-8"))
 
 

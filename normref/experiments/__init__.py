@@ -44,6 +44,7 @@ def one_thread():
 EXPERIMENTS = "EXPERIMENTS"
 _SPEC = _re.compile(r"(?P<module>normref(?:\.\w+)+):(?P<call>\w+\(.*\))", _re.S)
 
+
 def parse(spec: str) -> tuple[str, str, tuple, dict]:
     """(module, function, args, kwargs) of ``spec``, "normref.module:function(literal arguments)";
     ValueError naming the spec and what was expected."""
