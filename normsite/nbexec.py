@@ -3,7 +3,8 @@
 A notebook is a jupytext percent-format .py file (docs/<lang>/notebooks/NAME.py).
 :func:`execute` runs it in a fresh kernel with nbclient, as sphinx-gallery runs
 its examples: in the notebook's own folder, with ``NORMREF_SITE_BUILD=1`` (a
-cell may skip what would make two builds differ) and this repository first on
+cell may skip what would make two builds differ), on one torch thread
+(``OMP_NUM_THREADS=1``, as the build's pool and the snippets run), and this repository first on
 the kernel's path (so the normref it imports is the one the key hashed). Each
 cell's consecutive stream outputs are then merged (nbconvert's
 CoalesceStreamsPreprocessor): a print loop that a busy kernel flushed in two
@@ -97,7 +98,10 @@ def _run(source: Path) -> str:
     for i, cell in enumerate(nb.cells):  # nbformat gives new cells random ids: number them (byte-stable)
         cell["id"] = f"cell-{i}"
     kernel = (nb.metadata.get("kernelspec") or {}).get("name") or "python3"
-    env = dict(os.environ, NORMREF_SITE_BUILD="1")
+    # One torch thread, as the build's pool runs everything (normsite.pool) and as snippets run
+    # (normsite.snippets): a kernel beside an experiment on two cores then does not fight it for them, and
+    # what a cell prints does not depend on the core count.
+    env = dict(os.environ, NORMREF_SITE_BUILD="1", OMP_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     # The kernel talks over Unix sockets in a private folder (jupyter_client's ipc transport), not TCP ports
     # on 127.0.0.1: no port to race for, and ipykernel's "running over TCP without encryption" warning
