@@ -13,9 +13,11 @@ check. The page loops of both builds then find everything in the cache.
 The cached experiments those results read are tasks too (:func:`experiment_tasks`): each module that draws
 or states them declares the calls it makes (``EXPERIMENTS``, read by :func:`normref.experiments.declared`
 from its source), each call is one task however many results read it, and it runs before them: a missing
-figure after its own module's experiments, any other missing result after all of them. So no two processes
-compute one declared experiment, and nothing waits on a lock. A result that computed an experiment itself was
-missing a declaration: :attr:`Ahead.undeclared` names it, and the pass's log says so.
+figure after its own module's experiments, any other missing result after those its code reaches. So no two
+processes compute one declared experiment, and nothing waits on a lock. A result that computed an experiment
+itself was missing a declaration, and so was an experiment task that computed a result of another declared
+experiment's module (:func:`_computed_for_another`): :attr:`Ahead.undeclared` names each, and the pass's log
+says so.
 
 The results are the same bytes a serial build makes: each figure is drawn by the same code on one torch thread
 either way, and a snippet is a subprocess either way.
@@ -202,6 +204,25 @@ def experiment_tasks(missing: list[Task]) -> tuple[list[Task], list[set[int]], l
     return [Task("experiment", spec, None, (experiments.call, spec)) for spec in pre], own, deps
 
 
+def _computed_for_another(spec: str, data: list[str], specs: list[str]) -> list[str]:
+    """What the task of the experiment ``spec`` computed in the module of another of the declared ``specs``:
+    "experiment/SPEC computed data/…", one per result. It needs that experiment first and its module does not say
+    so (its EXPERIMENTS should name it): the two tasks may run at once and compute the result twice. A result is
+    placed by its module (normref.cache.memo names it "data/module.function(…)"), so a helper of the other module
+    counts too, and another experiment of ``spec``'s own module does not."""
+    from normref import experiments
+
+    own, modules = experiments.parse(spec)[0], {experiments.parse(s)[0] for s in specs}
+    out = []
+    for line in data:
+        name = line.partition(": ")[0]
+        called = name[len("data/"):].partition("(")[0]  # module.function
+        module = max((m for m in modules if called.startswith(m + ".")), key=len, default=own)
+        if module != own:
+            out.append(f"experiment/{spec} computed {name}")
+    return out
+
+
 # Where the pass keeps the CPU seconds each result took when it was last computed: {kind/name: seconds}.
 COSTS = "costs.json"
 
@@ -300,6 +321,7 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
         _tally(out, task, was_hit)
         if task.kind == "experiment":
             out.why += data
+            out.undeclared += _computed_for_another(task.what, data, [t.what for t in extra])
         else:  # an experiment computed by a result, not by its own task: a missing declaration
             out.undeclared += [f"{task.name} computed {line.partition(': ')[0]}" for line in data]
     _remember_costs(todo, pool.LAST["task_cpu_s"])

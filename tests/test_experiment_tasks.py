@@ -109,3 +109,19 @@ def test_declared_reads_the_source_without_importing_it(tmp_path):
     assert experiments._declared(str(f), 2, "m") == ()
     with pytest.raises(ValueError, match="module must be a normref or normsite module"):
         experiments.declared("no.such.module")
+
+
+def test_an_experiment_that_computes_anothers_result_is_named():
+    """An experiment task that computed a result of another declared experiment's module needs it first and does
+    not say so: the pass names it (its log says "undeclared experiment: …"). Its own module's results, and those of
+    a module no declared experiment lives in (a helper, the converted weights), are its own."""
+    specs = ["normref.experiments.placement:grad_per_layer()", "normref.experiments.toll_booth:grad_per_layer()",
+             "normref.models.checkpoint:convert('smollm2-135m')"]
+    data = ["data/normref.experiments.toll_booth.grad_per_layer(n_layer=12): new",
+            "data/normref.experiments.placement.grad_per_layer(n_layer=12): new",
+            "data/normref.models.llama.load_gguf_cached('x'): new",
+            "data/normref.experiments.toll_booth_extra.f(): new"]
+    assert ahead._computed_for_another(specs[0], data, specs) == [
+        "experiment/normref.experiments.placement:grad_per_layer() computed "
+        "data/normref.experiments.toll_booth.grad_per_layer(n_layer=12)"]
+    assert ahead._computed_for_another(specs[1], data[:1], specs) == []

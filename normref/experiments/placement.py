@@ -47,6 +47,10 @@ __all__ = ["VARIANTS", "parse_variant", "GRAD", "STREAM", "grad_per_layer", "gra
            "QUICK", "Corpus", "docs_corpus", "train_run", "train", "run_lab", "summarize",
            "add_arguments", "run"]
 
+# The cached experiment this module's own experiments need first (normref.experiments.declared): grad_per_layer
+# takes the toll-booth page's Post-LN and Pre-LN gradients (the same setting) rather than measuring them again.
+EXPERIMENTS = ("normref.experiments.toll_booth:grad_per_layer()",)
+
 SCHEMA = "normref.placement/1"
 
 # Placements first, then QK-norm on the three layouts real models pair it with.
