@@ -4,7 +4,9 @@ export NO_MKDOCS_2_WARNING := 1
 # Python's bytecode cache stays on for every command here, whatever the machine sets: with
 # PYTHONDONTWRITEBYTECODE (as some containers set it) each of the build's and the tests' processes compiles
 # normref, normsite and the hooks again, and pytest rewrites every test module's asserts again (3-4 s for
-# each worker of `make test-fast`). __pycache__/ is ignored by git, the wheel, the plan and the build's inputs.
+# each worker of `make test-fast`). __pycache__/ is ignored by git, the wheel, the plan and the build's inputs;
+# `make serve` watches normref/ and normsite/, so after an edit there the .pyc files a rebuild writes start one
+# more rebuild (as on any machine that never set the variable).
 unexport PYTHONDONTWRITEBYTECODE
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv

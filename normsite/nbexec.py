@@ -100,7 +100,7 @@ def _run(source: Path) -> str:
     kernel = (nb.metadata.get("kernelspec") or {}).get("name") or "python3"
     # One torch thread, as the build's pool runs everything (normsite.pool) and as snippets run
     # (normsite.snippets): a kernel beside an experiment on two cores then does not fight it for them, and
-    # what a cell prints does not depend on the core count.
+    # its torch runs on one thread whatever the machine's core count.
     env = dict(os.environ, NORMREF_SITE_BUILD="1", OMP_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     # The kernel talks over Unix sockets in a private folder (jupyter_client's ipc transport), not TCP ports
@@ -123,8 +123,8 @@ def _run(source: Path) -> str:
 def execute(source: str | Path) -> bool:
     """Execute the notebook at ``source`` into the cache unless it is there; True if it was there already.
     A failing cell raises SiteError naming the notebook, the code cell and the line. A build executes each
-    notebook once, as one task of its prepare pass (normsite.ahead); it starts after every declared experiment,
-    so the kernel reads them from the cache."""
+    notebook once, as one task of its prepare pass (normsite.ahead); it starts after the declared experiments
+    its code reaches (normsite.ahead.experiment_tasks), so the kernel reads them from the cache."""
     source = Path(source)
     if not source.is_file():
         raise SiteError(f"notebook {source} not found")

@@ -77,9 +77,10 @@ def keys(root: Path = ROOT) -> dict[str, str]:
 
 
 def _keys_in(tree: Path, scans: str | Path | None = None) -> dict[str, str]:
-    """The keys of ``tree``, made in a fresh process that imports its code. Its cache is empty but for ``scans``:
-    a folder of source scans (normref.cache.source_facts, keyed by each file's bytes) that calls on copies of one
-    tree may share, so each version of a file is parsed once for all of them; no result is computed."""
+    """The keys of ``tree``, made in a fresh process that imports its code, with ``scans`` as its cache (else an
+    empty one): a folder that calls on copies of one tree may share, so each version of a file is parsed once for
+    all of them. What lands there is keyed by content (source scans, normref.cache.source_facts; the notebooks'
+    parsed code); no experiment, figure or page is computed."""
     with tempfile.TemporaryDirectory(prefix="normref-plan-cache-") as own:
         env = dict(os.environ, PYTHONPATH=str(tree), NORMREF_CACHE=str(scans or own), PYTHONDONTWRITEBYTECODE="1")
         proc = subprocess.run([sys.executable, "-c", "import json, sys; from normsite import plan; "

@@ -145,10 +145,11 @@ def make_venv(path: Path, tmp: Path, constraints: str | None = None) -> Venv:
 
 
 def run_snippet(name: str | Path, timeout: int = 600) -> str:
-    """Run snippets/NAME as a reader would (a fresh Python, normref importable); its stdout. A snippet of
-    snippets/ itself runs as the build runs it (normsite.snippets.run: one torch thread), once per version of its
-    code for the whole session, whichever test asks first (the session's cache is the workers' shared one); the
-    copy tests run each as copied from a page, in a fresh virtualenv."""
+    """Run a snippet in a fresh Python (normref importable); its stdout. A file of snippets/ itself runs as the
+    build runs it (normsite.snippets.run: one torch thread, its own time limit), through the session's cache:
+    usually once per version of its code for the session (two workers that ask at once may both run it), and not
+    at all in the build tier, where the build ran it. ``timeout`` applies to any other file. The copy tests run
+    each snippet as copied from a page, in a fresh virtualenv."""
     path = name if isinstance(name, Path) else ROOT / "snippets" / name
     if path.parent == ROOT / "snippets":
         from normsite import snippets

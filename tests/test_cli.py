@@ -95,7 +95,7 @@ def test_a_mistake_is_one_line_naming_the_parameter_with_status_2(name, tmp_path
 
 def test_the_command_line_answers_a_mistake_in_its_own_process():
     """The mistakes above are checked by calling main in this process; here, once, the interpreter runs it: the
-    same one line and status 2, and nothing imported that the check does not need (torch for a missing extra)."""
+    same one line and status 2 (with torch made unimportable for a missing extra)."""
     _one_line_error(_run(["bench", "--quick"], block=("torch",)), 'pip install "normref[torch]"')
     _one_line_error(_run(["bench", "--dims", "0"]), "--dims", "positive integers", "'0'")
 

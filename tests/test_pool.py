@@ -19,14 +19,14 @@ from support import ROOT
 from normref import cache, cores, figures
 from normsite import pool
 
-# Two figures that need no model and no training run: cheap, and each from a different module.
-CHEAP = ("softmax_saturation",)  # one figure, both languages and themes: four variants on two processes
+# One figure that needs no model and no training run: cheap. Both languages and themes: four variants.
+CHEAP = ("softmax_saturation",)
 
 
 def test_parallel_draws_the_same_svg_bytes_as_a_serial_run(built_cache, tmp_path, monkeypatch):
-    """The build's pool (normsite.pool, two workers) drew these variants into the session's cache; normref's
-    render_many draws them again on 1 and 2 processes (a plain process pool), each from a cold cache: the same
-    bytes all three ways. In the build tier, where the build has drawn them anyway."""
+    """The build drew these variants into the session's cache (normally through its pool, normsite.pool);
+    normref's render_many draws them again on 1 and 2 processes (a plain process pool), each from a cold cache:
+    the same bytes all three ways. In the build tier, where the build has drawn them anyway."""
     jobs = [(name, lang, theme) for name in CHEAP for lang in ("zh", "en") for theme in figures.THEMES]
     drawn = {"pool": [figures.step_of(*j).path.read_bytes() for j in jobs]}
     for n in (1, 2):

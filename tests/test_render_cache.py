@@ -1,6 +1,7 @@
 """A page's Markdown rendered once per version of what the rendering reads (normsite.render): a cache hit leaves
 the page as MkDocs' own Page.render leaves it, logs again what the rendering logged (so --strict still fails),
-and an edit to the page, to a page a link resolves against, or to an included snippet renders it again."""
+and an edit to the page, a page added to or removed from the site (its links resolve against the file list), or
+an edit to an included snippet renders it again."""
 
 from __future__ import annotations
 
@@ -88,3 +89,24 @@ def test_what_the_rendering_reads_renders_it_again(site, edit):
     page, files = _page(root, config, names)
     render.render(page, config, files, page.render, "en", _TOC)
     assert stepcache.STATS[render.STEP] == [1, 0], edit
+
+
+def test_a_quiet_builds_render_is_not_a_normal_builds(site, caplog):
+    """A render computed while MkDocs logs only errors (mkdocs build -q) kept no warning: a build at the default
+    level renders the page again, and so still reports the broken link (--strict fails on it)."""
+    root, config = site
+    pages = logging.getLogger("mkdocs.structure.pages")
+    before = pages.level
+    pages.setLevel(logging.ERROR)
+    try:
+        page, files = _page(root, config)
+        render.render(page, config, files, page.render, "en", _TOC)
+    finally:
+        pages.setLevel(before)
+    stepcache.STATS.clear()
+    caplog.clear()
+    page, files = _page(root, config)
+    with caplog.at_level(logging.WARNING):
+        render.render(page, config, files, page.render, "en", _TOC)
+    assert stepcache.STATS[render.STEP] == [1, 0]
+    assert any("missing.md" in r.getMessage() for r in caplog.records)

@@ -1,4 +1,5 @@
-"""Every snippet runs as a reader would run it, and the worked example prints what the page states."""
+"""Every snippet runs as the build runs it (normsite.snippets.run; tests/test_copy.py runs each as a reader would,
+copied from a page into a fresh virtualenv), and the worked example prints what the page states."""
 
 from __future__ import annotations
 
