@@ -177,7 +177,8 @@ def experiment_tasks(missing: list[Task]) -> tuple[list[Task], list[set[int]], l
     key's import closure declare (a value module, a figure module whose fields a caption reads); a notebook or a
     snippet, which declares nothing, also for every declared call whose function is in that closure (a notebook
     that calls an experiment itself). So a value that reads no experiment starts at once, and a cold directive
-    pass in a test computes no experiment it does not read. Reads the declarations from source: nothing is imported or computed."""
+    pass in a test computes no experiment it does not read. Reads the declarations from source: nothing is
+    imported or computed."""
     from normref import experiments, figures
 
     module_of = figures.declared()
