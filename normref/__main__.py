@@ -1,4 +1,4 @@
-"""Command line: ``python -m normref {figures,activations,bench,placement,dropnorm,normfree,cache} ...``."""
+"""Command line: ``python -m normref {figures,activations,bench,placement,dropnorm,normfree,committed,cache} ...``."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ COMMANDS = {
     "normfree": ("normref.experiments.normfree",
                  "freeze each RMSNorm of SmolLM2-135M-Instruct, fit DyT to it, and drop each block, over several texts "
                  "(minutes), as JSON"),
+    "committed": ("normref.results.committed",
+                  "the slow experiments' results committed with normref: which are current, and where they were "
+                  "computed; --refresh computes them again on this machine"),
     "cache": ("normref.cache_cli", "where normref caches its results and converted weights, and how much disk they "
                                    "take; --clear deletes what normref put there"),
 }
@@ -35,7 +38,7 @@ COMMANDS = {
 # (tests/test_cli.py checks these against pyproject.toml). Checked before the command's
 # module is imported, so a missing one is one line naming the pip line, even for --help.
 NEEDS = {"figures": "figures", "activations": "models", "bench": "torch", "placement": "torch", "dropnorm": "torch",
-         "normfree": "models"}
+         "normfree": "models", "committed": "models"}
 EXTRAS = {
     "torch": ("torch",),
     "models": ("torch", "gguf", "tokenizers", "safetensors"),

@@ -42,7 +42,7 @@ from ._imports import imported
 from ._registry import registered_modules
 
 __all__ = ["LIBS", "location", "cache_dir", "user_cache_dir", "MARKER", "made_by_normref", "recorded_entries", "folder", "closure", "declared_files", "relative", "script_imports", "script_closure", "code_hash", "versions_hash", "digest", "Step",
-           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "clear", "STATS", "source_facts"]
+           "step_of", "step", "why", "WHY", "get", "put", "has", "memo", "committed_entry", "COMMITTED", "clear", "STATS", "source_facts"]
 
 # Counts of what the cache did in this process, printed by the build and the CLI.
 STATS = {"hit": 0, "miss": 0}
@@ -469,8 +469,9 @@ class Step:
     libs: tuple = field(repr=False, compare=False)
 
     def cached(self) -> bool:
-        """Is the result stored? (Not counted as a hit or a miss: a scheduler's question.)"""
-        return _path(self.kind, self.key, self.suffix).exists()
+        """Is the result stored, in the cache or with the committed results? (Not counted as a hit or a
+        miss: a scheduler's question.)"""
+        return has(self.kind, self.key, self.suffix)
 
     @property
     def path(self) -> Path:
@@ -576,6 +577,13 @@ def _path(kind: str, key: str, suffix: str) -> Path:
 
 
 def get(kind: str, key: str, suffix: str = ".bin") -> bytes | None:
+    """The stored bytes of an entry: a committed result with this key (:func:`committed_entry`) first, else the
+    cache's; None when neither holds it."""
+    c = committed_entry(kind, key, suffix)
+    if c is not None:
+        STATS["hit"] += 1
+        STATS["committed"] = STATS.get("committed", 0) + 1
+        return _committed_bytes(c)
     p = _path(kind, key, suffix)
     if p.exists():
         STATS["hit"] += 1
@@ -585,8 +593,59 @@ def get(kind: str, key: str, suffix: str = ".bin") -> bytes | None:
 
 
 def has(kind: str, key: str, suffix: str = ".bin") -> bool:
-    """Is the entry cached? (Not counted as a hit or a miss: a scheduler's question.)"""
-    return _path(kind, key, suffix).exists()
+    """Is the entry cached or committed? (Not counted as a hit or a miss: a scheduler's question.)"""
+    return committed_entry(kind, key, suffix) is not None or _path(kind, key, suffix).exists()
+
+
+# ---------------------------------------------------------------- committed results
+#
+# An experiment that takes too long for every cold build is computed on purpose and committed with the package:
+# normref/results/committed/ holds each result's pickle as the cache stores it and manifest.json, which names,
+# for each declared call ("normref.module:function(args)"), its step, its key, its file, the file's SHA-256 and
+# the machine that computed it (normref.results.committed writes them: `python -m normref committed --refresh`).
+# A key is the result's code, arguments and library versions, so an entry is used exactly where this code
+# would compute that result; an edit that changes the key computes it again, like any cache miss (and a test
+# says the committed entry is stale). Read before the cache, so that a page states what the manifest names.
+
+COMMITTED = Path(__file__).parent / "results" / "committed"
+COMMITTED_MANIFEST = COMMITTED / "manifest.json"
+# The refresh command turns this off in its workers, so that they compute what they commit.
+USE_COMMITTED = True
+
+
+@functools.lru_cache(maxsize=4)
+def _committed_index(path: str, _mtime_ns: int, _size: int) -> dict[str, dict]:
+    try:
+        entries = json.loads(Path(path).read_text(encoding="utf-8"))["entries"]
+        return {e["key"]: dict(e, spec=spec) for spec, e in entries.items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{path} is not a committed-results manifest ({e!r}): "
+                         "restore it from git, or run `python -m normref committed --refresh`") from None
+
+
+def committed_entry(kind: str, key: str, suffix: str = ".pkl") -> dict | None:
+    """The manifest entry of the committed result with this key (an experiment's: kind "data"), or None."""
+    if kind != "data" or suffix != ".pkl" or not USE_COMMITTED:
+        return None
+    try:
+        st = COMMITTED_MANIFEST.stat()
+    except FileNotFoundError:
+        return None
+    return _committed_index(str(COMMITTED_MANIFEST), st.st_mtime_ns, st.st_size).get(key)
+
+
+def _committed_bytes(entry: dict) -> bytes:
+    """A committed result's bytes, checked against the manifest's SHA-256; ValueError naming the file otherwise."""
+    path = COMMITTED / entry["file"]
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = None
+    if data is None or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise ValueError(f"the committed result {path} of {entry['spec']} is "
+                         f"{'missing' if data is None else 'not the file its manifest names (SHA-256 differs)'}: "
+                         "restore it from git, or run `python -m normref committed --refresh " + repr(entry["spec"]) + "`")
+    return data
 
 
 def put(kind: str, key: str, data: bytes, suffix: str = ".bin") -> None:
@@ -620,14 +679,18 @@ def memo(fn):
                         f"found from the imports of its module (got {fn!r})")
     sig = inspect.signature(fn)
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def step_for(*args, **kwargs) -> Step:
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
         params = tuple(sorted(bound.arguments.items()))
-        s = step_of("data", f"{fn.__module__}.{fn.__qualname__}{_call_repr(params)}", inputs={"arguments": repr(params)},
-                    code=(fn.__module__,), suffix=".pkl")
-        return step(s, lambda: fn(*args, **kwargs), lambda r: pickle.dumps(r, protocol=4), pickle.loads)[0]
+        return step_of("data", f"{fn.__module__}.{fn.__qualname__}{_call_repr(params)}", inputs={"arguments": repr(params)},
+                       code=(fn.__module__,), suffix=".pkl")
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return step(step_for(*args, **kwargs), lambda: fn(*args, **kwargs), lambda r: pickle.dumps(r, protocol=4),
+                    pickle.loads)[0]
 
     wrapper.uncached = fn
+    wrapper.step_for = step_for  # the Step of one call, computing nothing (normref.results.committed)
     return wrapper

@@ -137,10 +137,18 @@ def _layer_drop(weights_sha256: str, libs: str) -> dict:
 def layer_drop() -> dict:
     """Cross-entropy of SmolLM2 on :data:`TEXT`, whole and with each block dropped in turn, and the stream's
     mean L2 entering each block (see the module docstring). From the disk cache when possible."""
+    return _layer_drop(*_inputs())
+
+
+def _inputs() -> tuple[str, str]:
+    """What the measurement is keyed on besides its code: the weights file's SHA-256 and the versions that compute it."""
     from ..models.checkpoint import spec
     from ..models.files import file_sha256
 
-    return _layer_drop(file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers")))
+    return file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers"))
+
+
+layer_drop.step_for = lambda: _layer_drop.step_for(*_inputs())  # its cache step, computing nothing (normref.results.committed)
 
 
 def summary(d: dict | None = None) -> dict:

@@ -153,10 +153,18 @@ def sink() -> dict:
     """The measurement on every text of normfree.yml (see the module docstring), from the disk cache when
     possible: ``{"model", "weights", "n_tokens", "n_layer", "n_head", "n_kv_head", "libs", "texts": [{"id",
     "sink", "self", "first", "uniform", "first_uniform", "recon_max_abs"}]}``."""
+    return _sink(*_inputs())
+
+
+def _inputs() -> tuple[str, str]:
+    """What the measurement is keyed on besides its code: the weights file's SHA-256 and the versions that compute it."""
     from ..models.checkpoint import spec
     from ..models.files import file_sha256
 
-    return _sink(file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers")))
+    return file_sha256(spec(MODEL).weights_path), cache.versions_hash(("torch", "numpy", "gguf", "tokenizers"))
+
+
+sink.step_for = lambda: _sink.step_for(*_inputs())  # its cache step, computing nothing (normref.results.committed)
 
 
 def summary(d: dict | None = None, from_layer: int = FROM_LAYER) -> dict:
