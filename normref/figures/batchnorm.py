@@ -70,8 +70,10 @@ def batchnorm_axes(lang: str, theme: str):
 def _measured_fields() -> dict:
     """The measurement's setting, for the caption in figures.yml (read from the experiment, not retyped)."""
     from ..experiments import smollm2_batch as sb
+    from ..values.committed import caption_fields
 
     return {
+        **caption_fields("smollm2_batch"),
         "n_texts": len(sb.TEXTS),
         "n_batches": sb.N_BATCHES,
         "layers_zh": t("zh", ", ").join(str(v) for v in sb.LAYERS),

@@ -21,8 +21,10 @@ __all__ = ["layer_drop_figure", "layer_drop_fields"]
 
 
 def layer_drop_fields() -> dict:
+    from ..values.committed import caption_fields
+
     d = layer_drop()
-    return {"model": d["model"], "weights": d["weights"], "n_tokens": d["n_tokens"], "n_layer": d["n_layer"],
+    return {**caption_fields("layer_drop"), "model": d["model"], "weights": d["weights"], "n_tokens": d["n_tokens"], "n_layer": d["n_layer"],
             "base": f"{d['base']:.2f}"}
 
 

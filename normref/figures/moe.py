@@ -167,7 +167,13 @@ def moe_u_cv(lang: str, theme: str):
 # ----------------------------------------------------------------------------- toy training
 
 
-@figure("moe_training")
+def _training_fields() -> dict:
+    from ..values.committed import caption_fields
+
+    return caption_fields("toy_training")
+
+
+@figure("moe_training", fields=_training_fields)
 def moe_training(lang: str, theme: str):
     from ..experiments.moe import toy_training
 

@@ -45,8 +45,10 @@ def _stream_fields() -> dict:
 def _warmup_fields() -> dict:
     from ..experiments import toll_booth as tb
 
+    from ..values.committed import caption_fields
+
     s = tb.TrainSetting()
-    return {**asdict(s), "lr": f"{s.lr:g}"}
+    return {**asdict(s), "lr": f"{s.lr:g}", **caption_fields("warmup_runs")}
 
 
 # ------------------------------------------------------------------ the diagram
