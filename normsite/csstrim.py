@@ -21,6 +21,7 @@ installed with nbconvert) does the parsing, and this is the policy on top.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -79,26 +80,48 @@ def _split_selectors(prelude: str) -> list[str]:
     return [s for s in out if s]
 
 
-def _prune_rules(rules, tokens) -> list:
-    """[(prelude, declarations or nested list, raw)] after selector pruning."""
-    kept = []
+@functools.lru_cache(maxsize=8)
+def _sheet(css: str) -> tuple:
+    """A stylesheet parsed once per process: the notebook pages of a build inline the same JupyterLab sheet, and
+    parsing it (tinycss2) and splitting its selectors was most of each page's pruning."""
+    return _entries(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True))
+
+
+def _entries(rules) -> tuple:
+    """(kind, head, body) per rule: ("rule", its selectors, its declarations), ("block", "@media …", entries),
+    ("keyframes", name, rule) or ("raw", None, rule) for an at-rule kept as it is."""
+    out = []
     for r in rules:
         if r.type == "qualified-rule":
-            sels = [s for s in _split_selectors(tinycss2.serialize(r.prelude)) if _selector_ok(s, *tokens)]
-            if sels:
-                decls = [d for d in tinycss2.parse_declaration_list(r.content, skip_comments=True, skip_whitespace=True)
-                         if d.type == "declaration"]
-                kept.append(("rule", ", ".join(sels), decls))
+            decls = [d for d in tinycss2.parse_declaration_list(r.content, skip_comments=True, skip_whitespace=True)
+                     if d.type == "declaration"]
+            out.append(("rule", tuple(_split_selectors(tinycss2.serialize(r.prelude))), decls))
         elif r.type == "at-rule":
             kw = r.lower_at_keyword
             if kw in ("media", "supports", "container", "layer") and r.content is not None:
-                inner = _prune_rules(tinycss2.parse_rule_list(r.content, skip_comments=True, skip_whitespace=True), tokens)
-                if inner:
-                    kept.append(("block", f"@{r.at_keyword} {tinycss2.serialize(r.prelude).strip()}", inner))
+                inner = _entries(tinycss2.parse_rule_list(r.content, skip_comments=True, skip_whitespace=True))
+                out.append(("block", f"@{r.at_keyword} {tinycss2.serialize(r.prelude).strip()}", inner))
             elif kw.endswith("keyframes"):
-                kept.append(("keyframes", tinycss2.serialize(r.prelude).strip(), r))
+                out.append(("keyframes", tinycss2.serialize(r.prelude).strip(), r))
             else:  # @font-face, @page, @import, @charset ...: keep verbatim
-                kept.append(("raw", None, r))
+                out.append(("raw", None, r))
+    return tuple(out)
+
+
+def _prune_rules(entries, tokens) -> list:
+    """[(prelude, declarations or nested list, raw)] after selector pruning."""
+    kept = []
+    for kind, head, body in entries:
+        if kind == "rule":
+            sels = [s for s in head if _selector_ok(s, *tokens)]
+            if sels:
+                kept.append(("rule", ", ".join(sels), body))
+        elif kind == "block":
+            inner = _prune_rules(body, tokens)
+            if inner:
+                kept.append(("block", head, inner))
+        else:
+            kept.append((kind, head, body))
     return kept
 
 
@@ -137,8 +160,7 @@ def prune_css(sheets: list[str], tokens) -> list[str]:
     The sheets are pruned together: a variable defined in one and used in
     another stays.
     """
-    kept = [_prune_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), tokens)
-            for css in sheets]
+    kept = [_prune_rules(_sheet(css), tokens) for css in sheets]
     decls = [d for k in kept for d in _walk_decls(k)]
     defs: dict[str, list[str]] = {}
     for d in decls:

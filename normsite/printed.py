@@ -47,7 +47,10 @@ __all__ = ["Chapter", "assemble", "print_page", "stamp", "slug", "PDF_NAME", "PR
            "cjk_chars", "CJK_RANGES", "CJK_FONT_PATH"]
 
 ID_ATTRS = ("for", "aria-labelledby", "aria-describedby", "aria-controls")
-DROP = "script, template, style, .headerlink, .md-content__button, [data-nr-widget], .nr-widget"
+# What only works on screen, taken out of each chapter: these elements, elements of these classes, and
+# elements with these attributes (widgets, scripts, permalinks, the edit button).
+SCREEN_ONLY = {"tags": ("script", "template", "style"), "classes": ("headerlink", "md-content__button", "nr-widget"),
+               "attributes": ("data-nr-widget",)}
 PDF_NAME = "normref-{lang}.pdf"  # at the root of the whole site (site/), one per language
 PRINT_PAGE = "print.md"  # docs/<lang>/print.md: the print edition's page (not in the nav)
 EDITION = "<p>[[print-edition]]</p>"  # where the chapters go: the directive alone in a paragraph
@@ -114,46 +117,76 @@ def chapter_tops(chapters: list[Chapter]) -> dict[str, str]:
     return out
 
 
-def _drop_screen_only(soup) -> bool:
+# The chapter's rewriting walks the tree with plain predicates, not soupsieve selectors: each soup.select()
+# walks the whole chapter again and matches its selector in Python, and the thirteen selections it took were
+# most of a cold print edition's time. The predicates below are those selectors, written out.
+
+
+def _has_class(el, name: str) -> bool:
+    return name in (el.get("class") or ())
+
+
+def _screen_only(el) -> bool:
+    """Is ``el`` one of :data:`SCREEN_ONLY`?"""
+    return (el.name in SCREEN_ONLY["tags"] or any(_has_class(el, c) for c in SCREEN_ONLY["classes"])
+            or any(el.has_attr(a) for a in SCREEN_ONLY["attributes"]))
+
+
+def _drop_screen_only(soup) -> tuple[bool, list]:
     """Take out of a chapter's soup what only works on screen (widgets, scripts, permalinks, zoom links, dark
-    figures, lazy loading, glossary tooltips) and open its <details>; whether it linked KaTeX's stylesheet."""
+    figures, lazy loading, glossary tooltips) and open its <details>; (whether it linked KaTeX's stylesheet,
+    the elements left, in document order)."""
     math = False
-    for el in soup.select(DROP):
+    for el in soup.find_all(_screen_only):
         el.decompose()
-    for link in soup.select("link"):
-        if "katex" in (link.get("href") or ""):
-            math = True
-        link.decompose()
-    for img in soup.select('img[src*="#only-dark"]'):
-        img.decompose()
-    for a in soup.select("a.nr-zoom"):
-        a.unwrap()
-    for img in soup.select("img[src]"):
-        img["src"] = img["src"].split("#only-light")[0]
-        if img.get("loading") == "lazy":
-            del img["loading"]
-    for d in soup.select("details"):
-        d["open"] = ""
-    for a in soup.select("a.nr-term[title]"):
-        del a["title"]
-    return math
+    els = soup.find_all(True)
+    gone = set()  # ids of the elements taken out below (a void <link> or <img>, an unwrapped <a>)
+    for el in els:
+        if el.name == "link":
+            if "katex" in (el.get("href") or ""):
+                math = True
+            gone.add(id(el))
+        elif el.name == "img" and "#only-dark" in (el.get("src") or ""):
+            gone.add(id(el))
+    for el in els:
+        if id(el) in gone:
+            el.decompose()
+    for el in els:
+        if id(el) not in gone and el.name == "a" and _has_class(el, "nr-zoom"):
+            el.unwrap()
+            gone.add(id(el))
+    els = [el for el in els if id(el) not in gone]
+    for el in els:
+        if el.name == "img" and el.has_attr("src"):
+            el["src"] = el["src"].split("#only-light")[0]
+            if el.get("loading") == "lazy":
+                del el["loading"]
+        elif el.name == "details":
+            el["open"] = ""
+        elif el.name == "a" and _has_class(el, "nr-term") and el.has_attr("title"):
+            del el["title"]
+    return math, els
 
 
-def _prefix_ids(soup, s: str) -> None:
-    """Every id of a chapter, and every reference to one (ID_ATTRS), prefixed with its slug ``s``."""
-    for el in soup.select("[id]"):
-        el["id"] = f"{s}--{el['id']}"
-    for el in soup.select(",".join(f"[{a}]" for a in ID_ATTRS)):
+def _prefix_ids(els: list, s: str) -> None:
+    """Every id of a chapter's elements ``els``, and every reference to one (ID_ATTRS), prefixed with its slug
+    ``s``."""
+    for el in els:
+        if el.has_attr("id"):
+            el["id"] = f"{s}--{el['id']}"
+    for el in els:
         for a in ID_ATTRS:
             if el.has_attr(a):
                 el[a] = " ".join(f"{s}--{v}" for v in str(el[a]).split())
 
 
-def _retarget(soup, page_url: str, print_url: str, inside: dict[str, str], tops: dict[str, str]) -> None:
-    """Each href and src of the chapter at ``page_url``: into the edition when it names a chapter (``inside``:
-    {its URL: its slug}; its title, or the section's prefixed id), else relative to ``print_url``; a link to
-    another site is marked."""
-    for el in soup.select("[href], [src]"):
+def _retarget(els: list, page_url: str, print_url: str, inside: dict[str, str], tops: dict[str, str]) -> None:
+    """Each href and src of the chapter's elements ``els``, from the page at ``page_url``: into the edition when
+    it names a chapter (``inside``: {its URL: its slug}; its title, or the section's prefixed id), else relative
+    to ``print_url``; a link to another site is marked."""
+    for el in els:
+        if not (el.has_attr("href") or el.has_attr("src")):
+            continue
         attr = "href" if el.has_attr("href") else "src"
         target = _resolve(el[attr], page_url)
         if target is None:
@@ -180,9 +213,9 @@ def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str,
     # id there would give every code block of the chapter the same one.
     if soup.find("h1", id=True) is None:
         soup.insert(0, soup.new_tag("a", id=f"__{s}"))
-    math = _drop_screen_only(soup)
-    _prefix_ids(soup, s)
-    _retarget(soup, c.url, print_url, inside, tops)
+    math, els = _drop_screen_only(soup)
+    _prefix_ids(els, s)
+    _retarget(els, c.url, print_url, inside, tops)
     return (f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
             f'{soup.decode()}\n</section>'), math
 
