@@ -39,13 +39,15 @@ def _one_torch_thread() -> None:
     torch.set_num_threads(1)
 
 
-def starmap(fn: Callable, calls: Iterable[tuple], processes: int | None = None) -> Iterator:
+def starmap(fn: Callable, calls: Iterable[tuple], processes: int | None = None, *, fresh: bool = False) -> Iterator:
     """``fn(*args)`` for each ``args`` of ``calls``, yielded in the calls' order (each once it and those before it are done), on ``processes``
     processes at once (default :func:`workers`; at most one per call). Each runs torch on one thread, so the
     results are those a serial run computes; with one process the calls run here, in order, on one thread.
     The workers are fresh interpreters (spawn): they inherit no thread of this process, and see its
-    environment (NORMREF_CACHE). ``fn`` is a module-level function and ``args`` are picklable. A generator: a
-    bad ``processes`` is a ValueError at the first result asked for.
+    environment (NORMREF_CACHE). ``fn`` is a module-level function and ``args`` are picklable. ``fresh``: each
+    call in a process of its own, even with one process (what a call loads, a model say, is not left for the
+    next; the committed results' refresh times each so). A generator: a bad ``processes`` is a ValueError at
+    the first result asked for.
 
     Python's ProcessPoolExecutor does the work; this only fixes how normref uses it (the start method and
     the thread setting), so that its three commands cannot drift apart."""
@@ -55,7 +57,7 @@ def starmap(fn: Callable, calls: Iterable[tuple], processes: int | None = None) 
     if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
         raise ValueError(f"processes must be a positive integer, got {processes!r}")
     n = min(processes or workers(), len(calls))
-    if n <= 1:
+    if n <= 1 and not fresh:
         with one_thread():
             for c in calls:
                 yield fn(*c)
@@ -63,5 +65,6 @@ def starmap(fn: Callable, calls: Iterable[tuple], processes: int | None = None) 
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_one_torch_thread) as ex:
+    with ProcessPoolExecutor(max(n, 1), mp_context=multiprocessing.get_context("spawn"), initializer=_one_torch_thread,
+                             max_tasks_per_child=1 if fresh else None) as ex:
         yield from ex.map(fn, *zip(*calls))

@@ -95,7 +95,7 @@ def test_a_committed_file_that_is_not_the_manifests_fails_naming_itself(folder):
 
 def test_refresh_commits_what_the_call_computes_and_the_cache_reads_it_back(folder):
     spec = "normref.experiments.toll_booth:stream_norms()"  # under a second, and it needs nothing first
-    data = committed.refresh([spec], jobs=1, log=lambda *a: None)
+    data = committed.refresh([spec], jobs=1, log=lambda *a: None, fresh=False)
     e = data["entries"][spec]
     s = committed.step_for(spec)
     assert e["key"] == s.key and e["name"] == s.name and (folder / e["file"]).is_file()
@@ -116,9 +116,12 @@ def test_the_command_lists_and_refuses_what_it_cannot_do(capsys):
     assert main(["committed"]) == 0
     out = capsys.readouterr().out
     assert all(f"current  {spec}" in out for spec in committed.specs())
-    for argv, says in ((["committed", "normref.experiments.sink:sink()"], "SPEC goes with --refresh"),
+    assert committed.resolve("layer_drop") == "normref.experiments.layer_drop:layer_drop()"
+    for argv, says in ((["committed", "normref.experiments.sink:sink()"], "NAME goes with --refresh"),
+                       (["committed", "--refresh", "summary"], "NAME must be a committed result's function (toy_training, "),
                        (["committed", "--refresh", "normref.experiments.sink:summary()"], "@cache.memo experiment"),
-                       (["committed", "--refresh", "sink()"], "an experiment is 'normref.module:function"),
+                       (["committed", "--refresh", "sink()"], "NAME must be a committed result's function"),
+                       (["committed", "--refresh", "normref.experiments.sink:summary"], "an experiment is 'normref.module:function"),
                        (["committed", "--refresh", "--jobs", "0"], "--jobs must be a positive integer")):
         with pytest.raises(SystemExit) as e:
             main(argv)

@@ -1,7 +1,7 @@
 """Experiment results committed with the package: ``python -m normref committed [--refresh [SPEC ...]]``.
 
-A few experiments take too long for every cold build of the site (each trains small models, or runs a real
-model over several texts, for 5 to 20 CPU-seconds on a 2-core machine). They are computed on purpose, like
+A few experiments are too slow to repeat in every cold build of the site, a build with an empty cache (each
+trains small models, or runs a real model over several texts, for 5 to 12 CPU-seconds on a 2-core machine). They are computed on purpose, like
 the placement lab's run, and committed in ``normref/results/committed/``: each result's pickle, as normref's
 cache stores it, and ``manifest.json``, which names for each declared call (``"normref.module:function()"``)
 its cache step, its key, its file and that file's SHA-256, the CPU seconds it took and the machine, the
@@ -11,11 +11,14 @@ normref's cache reads a committed result wherever the same call has the same key
 the same code, arguments and library versions. Editing the experiment, or any normref module it imports,
 changes the key; the build then computes the result itself, as it would without this folder, and
 ``tests/test_committed.py`` fails until the entry is refreshed. Refreshing computes each result again, on this
-machine and in an empty cache (so nothing is taken from an earlier run), on a process per core::
+machine and in an empty cache (so nothing is taken from an earlier run), each in a fresh process (its CPU
+seconds count loading the model it reads, not converting the weights, which is done first), on a process
+per core::
 
     python -m normref committed                      # each committed result: current or stale, and where it was computed
     python -m normref committed --refresh            # compute all of them again, on this machine, and commit them
-    python -m normref committed --refresh SPEC ...   # these (a new SPEC is added)
+    python -m normref committed --refresh NAME ...   # these: a committed result's function name (layer_drop), or
+                                                     # a call, "normref.experiments.sink:sink()" (a new one is added)
 
 It writes into this package's folder (in a clone: the repository's). After refreshing a result whose key did
 not change (on another machine, say), clear the cache (``python -m normref cache --clear``): a figure drawn
@@ -35,7 +38,7 @@ from pathlib import Path
 
 from .. import cache, experiments
 
-__all__ = ["FOLDER", "MANIFEST", "SCHEMA", "manifest", "specs", "entry", "step_for", "status", "refresh",
+__all__ = ["FOLDER", "MANIFEST", "SCHEMA", "manifest", "specs", "entry", "resolve", "step_for", "status", "refresh",
            "add_arguments", "run"]
 
 # A literal: normref.cache reads it from the source. A figure or a value that names where a committed result was
@@ -70,6 +73,19 @@ def entry(spec: str) -> dict:
     if spec not in entries:
         raise KeyError(f"{spec!r} is not a committed result; committed: {', '.join(entries) or 'none'}")
     return entries[spec]
+
+
+def resolve(name: str) -> str:
+    """The call a command-line NAME stands for: a call itself ("module:function(args)"), or the function name of
+    one committed result (``layer_drop``); ValueError naming the committed ones otherwise."""
+    if ":" in name:
+        return name
+    found = [s for s in specs() if experiments.parse(s)[1] == name]
+    if len(found) != 1:
+        names = ", ".join(experiments.parse(s)[1] for s in specs())
+        raise ValueError(f"NAME must be a committed result's function ({names}) or a call such as "
+                         f"'normref.experiments.sink:sink()', got {name!r}")
+    return found[0]
 
 
 def step_for(spec: str) -> cache.Step:
@@ -117,10 +133,10 @@ def _file_name(spec: str) -> str:
     return f"{module.rpartition('.')[2]}.{name}-{hashlib.sha256(spec.encode()).hexdigest()[:10]}.pkl"
 
 
-def refresh(todo: list[str], jobs: int | None = None, log=print) -> dict:
+def refresh(todo: list[str], jobs: int | None = None, log=print, *, fresh: bool = True) -> dict:
     """Compute the calls ``todo`` on this machine, in an empty cache (the declared prerequisites of their
     modules first, the converted weights say), and commit each (its pickle and its manifest entry). Returns
-    the new manifest."""
+    the new manifest. ``fresh``: each call in a process of its own (False: in this one when ``jobs`` is 1)."""
     from ..cores import starmap
 
     for spec in todo:
@@ -133,10 +149,14 @@ def refresh(todo: list[str], jobs: int | None = None, log=print) -> dict:
             first = sorted({p for spec in todo for p in experiments.declared(experiments.parse(spec)[0])})
             for p in starmap(_prerequisite, [(p,) for p in first], jobs):
                 log(f"computed {p} (needed first)")
-            for r in starmap(_compute, [(spec,) for spec in todo], jobs):
+            for r in starmap(_compute, [(spec,) for spec in todo], jobs, fresh=fresh):
                 blob = r.pop("blob")
                 pickle.loads(blob)  # it loads
                 name = _file_name(r["spec"])
+                before = data["entries"].get(r["spec"], {})
+                if before.get("key") == r["key"] and before.get("sha256") != hashlib.sha256(blob).hexdigest():
+                    log(f"{r['spec']}: a new result under the same key; a figure or a value drawn from the old one "
+                        "keeps its key, so run `python -m normref cache --clear` before the next build")
                 FOLDER.mkdir(parents=True, exist_ok=True)
                 _write(FOLDER / name, blob)
                 data["entries"][r.pop("spec")] = {**r, "file": name, "sha256": hashlib.sha256(blob).hexdigest(),
@@ -167,9 +187,9 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("specs", nargs="*", metavar="SPEC",
-                        help="with --refresh: the calls to compute and commit, such as "
-                             "\"normref.experiments.sink:sink()\" (default: every committed one)")
+    parser.add_argument("specs", nargs="*", metavar="NAME",
+                        help="with --refresh: the results to compute and commit, each a committed result's function "
+                             "name (layer_drop) or a call (\"normref.experiments.sink:sink()\"); default: all of them")
     parser.add_argument("--refresh", action="store_true",
                         help="compute results again on this machine and write them into normref/results/committed/")
     parser.add_argument("--jobs", type=int, default=None, help="processes at once (default: NORMREF_WORKERS, else the cores)")
@@ -179,12 +199,14 @@ def run(args) -> int:
     from ..usage import UsageError
 
     if args.specs and not args.refresh:
-        raise UsageError("SPEC goes with --refresh")
+        raise UsageError("NAME goes with --refresh")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be a positive integer, got {args.jobs}")
-    for spec in args.specs:
+    todo = []
+    for name in args.specs:
         try:
-            step_for(spec)
+            todo.append(resolve(name))
+            step_for(todo[-1])
         except (ValueError, ImportError) as e:
             raise UsageError(str(e)) from None
     current = dict(status())
@@ -197,5 +219,5 @@ def run(args) -> int:
         if stale:
             print(f"{len(stale)} stale: `{REFRESH}` computes them again")
         return 1 if stale else 0
-    refresh(list(dict.fromkeys(args.specs)) or list(current), args.jobs)
+    refresh(list(dict.fromkeys(todo)) or list(current), args.jobs)
     return 0

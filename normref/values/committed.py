@@ -24,14 +24,14 @@ def spec_of(name: str) -> str:
 def machine_text(name: str, lang: str) -> str:
     """The machine, versions and date of the committed result of the function ``name``."""
     m = committed.entry(spec_of(name))["machine"]
-    return t(lang, "{{cpu}} ({{cores}} cores), one thread, Python {{python}}, torch {{torch}}, {{date}}",
+    return t(lang, "{{cpu}} ({{cores}} cores, one thread; Python {{python}}, torch {{torch}}; {{date}})",
              cpu=m["cpu_model"], cores=m["cpu_cores"], python=m["python"], torch=m["torch"], date=m["date"][:10])
 
 
 def caption_fields(name: str) -> dict:
     """The fields of the captions' phrase committed_run (normref/figures/figures.yml) for the committed result of
     the function ``name``."""
-    return {"committed_zh": machine_text(name, "zh"), "committed_en": machine_text(name, "en")}
+    return {"committed_zh": machine_text(name, "zh"), "committed_en": machine_text(name, "en"), "committed_name": name}
 
 
 register({

@@ -1,9 +1,10 @@
 """Values and the summary table of the placement page ("Where the norm goes").
 
-Two sources, as the page says: the initialization measurements are computed at
-build time (normref.experiments.placement, cached); the training numbers come
-from the committed lab (normref/results/placement-cpu.json), never from a run at
-build time. Value names use the variant with "+" written "_": ``placement.final.pre_qk.hi.none``;
+Three sources, as the page says: the initialization measurements are computed at
+build time (normref.experiments.placement, cached), but for the detach control,
+whose result is committed with the other slow ones (normref/results/committed,
+normref.results.committed); the training numbers come from the committed lab
+(normref/results/placement-cpu.json), never from a run at build time. Value names use the variant with "+" written "_": ``placement.final.pre_qk.hi.none``;
 ``lo``/``hi`` are the lab's two learning rates, ``none``/``warmup`` without and with warmup.
 
 The lab and normref.blocks import torch: they are imported inside the functions,
@@ -90,7 +91,7 @@ def _mixln_post_layers(n_layer: int) -> str:
     return str(mixln_post_layers(n_layer))
 
 
-# ------------------------------------------------------------------ at initialization (build time, cached)
+# ------------------------------------------------------------------ at initialization (build time, cached; the detach control committed)
 
 
 def grad_ratio(variant: str) -> float:
@@ -107,10 +108,12 @@ def stream_growth(variant: str, n_layer: int) -> float:
 
 def grad_spread(variant: str, detached: bool = False) -> dict:
     """Layer 1 ÷ last, max ÷ min and the CV across layers of the FFN gradient at initialization (seed means),
-    as is or with every sub-layer's input detached (the control of normref.experiments.placement.grad_paths)."""
+    as is (grad_per_layer, computed at build time) or with every sub-layer's input detached (the control,
+    normref.experiments.placement.grad_paths, committed)."""
     pl = _lab()
-    r = pl.grad_paths()
-    return pl.spread(r[variant]["ffn_detached" if detached else "ffn"])
+    if detached:
+        return pl.spread(pl.grad_paths()[variant]["ffn_detached"])
+    return pl.spread(pl.grad_per_layer()[variant])
 
 
 def stream_grad_ratio(variant: str, detached: bool = False) -> float:

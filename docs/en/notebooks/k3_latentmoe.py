@@ -15,7 +15,10 @@
 # (Eq. (11)). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
 # does to it, on `normref.moe.LatentMoE` in a scaled-down K3 shape; then it trains a toy model with and
 # without the norm. This notebook reruns both with the same functions and settings. Everything is
-# synthetic and seeded; the toy training runs only the first time, then it comes from the cache.
+# synthetic and seeded. The toy training is one of the few slow results committed with normref: where your
+# normref's code and library versions are the run's, it is read from there (the page names the machine);
+# otherwise it runs here the first time, then comes from the cache. To run it yourself anyway:
+# `python -m normref committed --refresh toy_training`.
 #
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
 # from this site when it is missing.

@@ -14,8 +14,10 @@
 # The toll-booth page's three pieces of evidence, with the same normref functions and the same settings as
 # its figures: per-layer gradients at initialization, the length of the residual stream against Lemma 2 of
 # Xiong et al. (2020), and a short training run with and without warmup. Everything is synthetic and
-# seeded; results are cached on disk under `.cache/normref`: the training runs only the first time, and a
-# second run is instant.
+# seeded; results are cached on disk under `.cache/normref`, so a second run is instant. The training is one of
+# the few slow results committed with normref: where your normref's code and library versions are the run's,
+# it is read from there (the page names the machine); otherwise it runs here the first time. To run it
+# yourself anyway: `python -m normref committed --refresh warmup_runs`.
 #
 # **Running it.** Open it in Colab, or in your own Jupyter. The first cell installs `normref` (with torch)
 # from this site when it is missing.
