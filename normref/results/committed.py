@@ -1,7 +1,8 @@
-"""Experiment results committed with the package: ``python -m normref committed [--refresh [SPEC ...]]``.
+"""Experiment results committed with the package: ``python -m normref committed [--refresh [NAME ...]]``.
 
 A few experiments are too slow to repeat in every cold build of the site, a build with an empty cache (each
-trains small models, or runs a real model over several texts, for 5 to 12 CPU-seconds on a 2-core machine). They are computed on purpose, like
+trains small models, or runs a real model over several texts, for several CPU-seconds: the manifest records
+how many). They are computed on purpose, like
 the placement lab's run, and committed in ``normref/results/committed/``: each result's pickle, as normref's
 cache stores it, and ``manifest.json``, which names for each declared call (``"normref.module:function()"``)
 its cache step, its key, its file and that file's SHA-256, the CPU seconds it took and the machine, the

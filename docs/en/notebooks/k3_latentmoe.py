@@ -14,7 +14,7 @@
 # Kimi K3 puts an RMSNorm between the aggregated routed output *u* and the up-projection W↑
 # (Eq. (11)). The K3 page measures how much ‖u‖ varies from token to token, and what the norm
 # does to it, on `normref.moe.LatentMoE` in a scaled-down K3 shape; then it trains a toy model with and
-# without the norm. This notebook reruns both with the same functions and settings. Everything is
+# without the norm. This notebook calls both with the same functions and settings. Everything is
 # synthetic and seeded. The toy training is one of the few slow results committed with normref: where your
 # normref's code and library versions are the run's, it is read from there (the page names the machine);
 # otherwise it runs here the first time, then comes from the cache. To run it yourself anyway:
