@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import re
 import subprocess
 import sys
@@ -55,11 +56,15 @@ ALLOWED = frozenset({
     "normref/figures/figures.yml",
     *(f"normref/models/{m}.py" for m in ("__init__", "bert", "checkpoint", "cli", "files", "llama", "measurement",
                                          "record")),
-    *(f"normref/results/{m}" for m in ("__init__.py", "dropnorm.py", "normfree.py", "placement.py", "bench-cpu.json",
-                                       "dropnorm-cpu.json", "normfree-cpu.json", "placement-cpu.json",
-                                       "small-cpu.json")),
-    *(f"normref/values/{m}.py" for m in ("__init__", "_format", "basics", "batchnorm", "bench", "dropnorm", "followups",
-                                         "formulas", "models", "moe", "normfree", "placement", "position0",
+    *(f"normref/results/{m}" for m in ("__init__.py", "committed.py", "dropnorm.py", "normfree.py", "placement.py",
+                                       "bench-cpu.json", "dropnorm-cpu.json", "normfree-cpu.json",
+                                       "placement-cpu.json", "small-cpu.json")),
+    # the committed experiment results: the manifest and the files it names (normref.results.committed)
+    "normref/results/committed/manifest.json",
+    *(f"normref/results/committed/{e['file']}" for e in json.loads(
+        (ROOT / "normref/results/committed/manifest.json").read_text(encoding="utf-8"))["entries"].values()),
+    *(f"normref/values/{m}.py" for m in ("__init__", "_format", "basics", "batchnorm", "bench", "committed", "dropnorm",
+                                         "followups", "formulas", "models", "moe", "normfree", "placement", "position0",
                                          "pre_ln_gradient", "real_models_prompt", "seed_model", "sink", "solutions",
                                          "toll_booth")),
     *(f"{DIST}/{f}" for f in ("METADATA", "WHEEL", "top_level.txt", "RECORD")),
