@@ -511,3 +511,23 @@ def test_jieba_is_taught_once_per_process_and_afresh_when_the_words_change():
     finally:
         back = sg.segmenter()
     assert back.total == total and "逐词元归一化" not in back.FREQ
+
+
+def test_the_fast_term_search_finds_what_the_full_pattern_finds():
+    """_Matcher.search tries the glossary's pattern only where a term can start (its first character, in the same
+    case rule, after the same look-behind): every match, on two pages' text in each language and on edge cases
+    (a term inside a word, another case, Chinese beside Latin), is the one the full pattern's search finds."""
+    from normsite.glossary import _matcher
+
+    m = _matcher(gl.load())
+    texts = [(ROOT / "docs" / lang / f"{page}.md").read_text(encoding="utf-8")
+             for lang in ("zh", "en") for page in ("index", "toll-booth")]
+    texts += ["PRE-LN and pre-ln, prelude, RMSNORM inside xRMSNorm, LayerNorms", "残差流向量与RMSNorm和 Post-LN 之间"]
+    for text in texts:
+        pos, n = 0, 0
+        while (want := m.regex.search(text, pos)) is not None:
+            got = m.search(text, pos)
+            assert got is not None and (got.span(), got.lastgroup) == (want.span(), want.lastgroup), text[want.start():][:40]
+            pos, n = want.start() + 1, n + 1
+        assert m.search(text, pos) is None
+        assert n or len(text) < 100, "no term found in a page"
