@@ -45,10 +45,11 @@ test: $(STAMP) browser-deps
 	$(PY) -m pytest -n 2 --dist loadscope
 
 # The everyday tier: unit and property tests, with no site build, no browser and no
-# model weights (tests/conftest.py marks those by the fixtures they use), on two
-# pytest-xdist workers that share the session's temporary cache.
+# model weights (tests/conftest.py marks those by the fixtures they use), and none of the
+# few end-to-end runs of a slow command (marker `command`), on two pytest-xdist workers
+# that share the session's temporary cache.
 test-fast: $(STAMP)
-	$(PY) -m pytest -n 2 -m "not build and not browser and not models and not copy"
+	$(PY) -m pytest -n 2 -m "not build and not browser and not models and not copy and not command"
 
 # The print edition as PDFs, site/normref-zh.pdf and site/normref-en.pdf (tools/pdf.py),
 # from the site `make build` made: each language's print/ page printed by Debian's

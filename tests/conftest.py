@@ -14,7 +14,7 @@ decorators:
   models   real model weights: `real_models`
 A hand-written `build` marker on a test that uses none of those fixtures is a
 collection error (a test of the site layer on a string needs no build), so the
-fast tier (`make test-fast`, which deselects all three and `copy`) holds every test that
+fast tier (`make test-fast`, which deselects all three, `copy` and `command`) holds every test that
 needs no build. `browser` and `models` may also be written by hand, for a test
 that pays that cost another way (Chromium or a model run in a subprocess);
 prefer the fixture where there is one.

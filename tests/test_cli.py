@@ -142,6 +142,7 @@ def test_the_extras_named_are_pyprojects():
     assert set(cli.NEEDS.values()) <= set(cli.EXTRAS) and set(cli.NEEDS) <= set(cli.COMMANDS)
 
 
+@pytest.mark.command  # a slow command end to end, in its own process: make test only
 def test_placement_runs_outside_a_clone_on_the_corpus_the_wheel_ships(tmp_path, monkeypatch, capsys):
     """No docs/en/ in the current folder: the lab trains on the committed run's own copy of the text."""
     out = tmp_path / "lab.json"

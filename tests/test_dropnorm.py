@@ -108,6 +108,7 @@ def test_at_init_rerun_matches_committed(rep):
         assert np.allclose(new["arms"][a]["stream"][d], np.asarray(old["stream"][d])[:2], rtol=1e-4)
 
 
+@pytest.mark.command  # a slow command end to end, in its own process: make test only
 def test_refresh_command_writes_a_report(tmp_path, capsys):
     out = tmp_path / "lab.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's normref, whatever the venv installed

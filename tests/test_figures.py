@@ -137,6 +137,7 @@ def test_cache_key_changes_with_the_code_it_depends_on():
     assert figures.step_of("scale_invariance", "en", "light").key != figures.step_of("scale_invariance", "en", "dark").key
 
 
+@pytest.mark.command  # a slow command end to end, in its own process: make test only
 def test_cli_renders_every_figure_without_mkdocs(tmp_path):
     # One process: the pool is tests/test_pool.py's (its workers would import matplotlib again).
     env = dict(os.environ, NORMREF_CACHE=str(tmp_path / "cache"), NORMREF_WORKERS="1")

@@ -196,6 +196,7 @@ def test_rerun_matches_committed_results(rep, variant, lr, w, seed, steps):
     assert np.allclose(new["losses"], old["losses"][:steps], atol=2e-3), (new["losses"][-3:], old["losses"][steps - 3:steps])
 
 
+@pytest.mark.command  # a slow command end to end, in its own process: make test only
 def test_refresh_command_writes_a_report(tmp_path, capsys):
     out = tmp_path / "lab.json"
     proc = subprocess.run([sys.executable, "-m", "normref", "placement", "--quick", "--variants", "pre,output+qk",

@@ -1,6 +1,6 @@
 """The test tiers stay honest: markers follow cost, helpers live in one place, the cache is the session's.
 
-`make test-fast` deselects the tests marked build, browser, models or copy;
+`make test-fast` deselects the tests marked build, browser, models, copy or command;
 conftest.py sets the first three from the fixtures a test uses. These tests keep that true:
 a small pytest session of its own shows the markers being earned (and a wrong
 hand-written one refused), no test file imports another, and this session's
@@ -20,7 +20,9 @@ from pathlib import Path
 from support import ROOT
 
 TESTS = ROOT / "tests"
-FAST = ("build", "browser", "models", "copy")  # what `make test-fast` deselects (copy: written on test_copy.py and test_wheel_install.py)
+# What `make test-fast` deselects (copy: written on test_copy.py and test_wheel_install.py; command: on the tests that
+# run a slow normref command end to end, in a process of its own).
+FAST = ("build", "browser", "models", "copy", "command")
 
 
 def _test_files() -> list[Path]:
@@ -167,7 +169,8 @@ def test_the_fast_tier_runs_only_the_cheap_tests_and_the_full_suite_all(tmp_path
     # What `make test-fast` and `make test` would run, collected in a small session of their own:
     # the fast tier keeps the plain tests and drops every one that builds, browses or loads models.
     plain = {"test_plain": "-", "test_plain_parametrized[1]": "-", "test_plain_parametrized[2]": "-"}
-    body = CASE + "\n\n@pytest.mark.copy\ndef test_copied_into_a_fresh_venv():\n    pass\n"
+    body = (CASE + "\n\n@pytest.mark.copy\ndef test_copied_into_a_fresh_venv():\n    pass\n"
+            "\n\n@pytest.mark.command\ndef test_runs_a_refresh_command():\n    pass\n")
     for target, want in (("test-fast", plain), ("test", None)):
         args = [a for a in _pytest_args(target) if a not in ("-n", "2", "--dist", "loadscope")]  # no xdist workers
         proc = _mini_session(tmp_path, body, args)
@@ -176,4 +179,4 @@ def test_the_fast_tier_runs_only_the_cheap_tests_and_the_full_suite_all(tmp_path
         if want is not None:
             assert got == want, (target, args, got)
         else:
-            assert len(got) == 8, (target, args, got)
+            assert len(got) == 9, (target, args, got)
