@@ -13,17 +13,9 @@ from ..results import committed
 t = labels(__name__)  # the Chinese is in normref/labels.yml
 
 
-def spec_of(name: str) -> str:
-    """The committed call whose function is ``name``; KeyError naming the committed ones otherwise."""
-    found = [s for s in committed.specs() if parse(s)[1] == name]
-    if len(found) != 1:
-        raise KeyError(f"no one committed result of a function {name!r}; committed: {', '.join(committed.specs())}")
-    return found[0]
-
-
 def machine_text(name: str, lang: str) -> str:
     """The machine, versions and date of the committed result of the function ``name``."""
-    m = committed.entry(spec_of(name))["machine"]
+    m = committed.entry(committed.resolve(name))["machine"]
     return t(lang, "{{cpu}} ({{cores}} cores, one thread; Python {{python}}, torch {{torch}}; {{date}})",
              cpu=m["cpu_model"], cores=m["cpu_cores"], python=m["python"], torch=m["torch"], date=m["date"][:10])
 
@@ -36,6 +28,6 @@ def caption_fields(name: str) -> dict:
 
 register({
     **{f"committed.{parse(s)[1]}.machine": (lambda lang, n=parse(s)[1]: machine_text(n, lang)) for s in committed.specs()},
-    **{f"committed.{parse(s)[1]}.cpu_s": (lambda n=parse(s)[1]: fmt(committed.entry(spec_of(n))["cpu_s"], 0))
+    **{f"committed.{parse(s)[1]}.cpu_s": (lambda n=parse(s)[1]: fmt(committed.entry(committed.resolve(n))["cpu_s"], 0))
        for s in committed.specs()},
 })
