@@ -11,14 +11,34 @@ never imports them itself.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import os
 import pkgutil
+
+
+def _paths(path) -> tuple[str, ...]:
+    return (str(path),) if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else tuple(map(str, path))
+
+
+def _mtimes(paths: tuple[str, ...]) -> tuple:
+    """The folders' mtimes: a module added to or removed from a folder changes its mtime."""
+    return tuple(os.stat(p).st_mtime_ns if os.path.isdir(p) else None for p in paths)
 
 
 def registered_modules(package: str, path) -> list[str]:
     """The modules a registry loads: every module of the package whose name does not start with "_"."""
-    paths = [str(path)] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
-    return [f"{package}.{info.name}" for info in pkgutil.iter_modules(paths) if not info.name.startswith("_")]
+    paths = _paths(path)
+    return list(_listed(package, paths, _mtimes(paths)))
+
+
+@functools.lru_cache(maxsize=64)
+def _listed(package: str, paths: tuple[str, ...], _mtimes: tuple) -> tuple[str, ...]:
+    # Every registry lookup lists its package (a build's keys make ~1,500 lookups): listing the folder each
+    # time took 0.8 s of the 1.7 s that computing every key took; a stat of the folder is enough to know (as
+    # importlib's own FileFinder knows when to list a folder again).
+    return tuple(f"{package}.{info.name}" for info in pkgutil.iter_modules(list(paths))
+                 if not info.name.startswith("_"))
 
 
 # {registry package: modules outside it that register into it}, added by plug().
@@ -46,6 +66,7 @@ class Registry:
         self.package, self.path, self.kind = package, path, kind
         self._items: dict = {}
         self._loaded: set[str] = set()
+        self._seen: tuple | None = None  # what the last _load_all saw: the folders' mtimes and the plugged modules
 
     def add(self, name: str, item, same=lambda a, b: a is b) -> None:
         if name in self._items and not same(self._items[name], item):
@@ -53,10 +74,15 @@ class Registry:
         self._items[name] = item
 
     def _load_all(self) -> None:
-        for module in [*registered_modules(self.package, self.path), *plugged(self.package)]:
+        paths = _paths(self.path)
+        seen = (_mtimes(paths), plugged(self.package))
+        if seen == self._seen:
+            return
+        for module in [*_listed(self.package, paths, seen[0]), *plugged(self.package)]:
             if module not in self._loaded:
                 importlib.import_module(module)
                 self._loaded.add(module)
+        self._seen = seen
 
     def names(self) -> list[str]:
         self._load_all()
