@@ -180,6 +180,7 @@ def test_small_tensor_scan_times_all_three_and_restores_settings():
         assert r["torch_over_normref"] == pytest.approx(r["median_us"]["torch"] / r["median_us"]["normref"])
 
 
+@pytest.mark.command  # the command end to end; small_tensors() is tested in process above: make test only
 def test_small_command_line_writes_its_json(tmp_path):
     out = tmp_path / "small.json"
     p = subprocess.run([sys.executable, "-m", "normref", "bench", "--small", "--quick", "--dims", "512",

@@ -90,6 +90,7 @@ def test_an_edit_that_no_longer_fits_names_the_list_to_update():
         edit.change("labels: {}\n")
 
 
+@pytest.mark.command  # the command end to end (3 processes, 4 s); plan() itself is tested above: make test only
 def test_the_cli_prints_the_plan_of_an_edit():
     proc = subprocess.run([sys.executable, "-m", "normsite.prepare", "--plan", "tests/test_ledger.py"], cwd=ROOT,
                           capture_output=True, text=True)

@@ -146,6 +146,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.command  # a process that starts a pool, killed hard (3 s): make test only
 def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path):
     import os
     import signal
