@@ -56,9 +56,11 @@ def test_warmup_did_not_rescue_post_ln_in_the_toy(built_cache):
     f, _ = _final_losses()
     # Warmup narrows Post-LN's gap to Pre-LN by less than a third, and Post-LN with warmup stays far above Pre-LN.
     # One seed, so the exact losses are fragile: the older check (the two Post-LN losses within 0.2 nats) passed
-    # on an Intel Xeon and failed on an AMD EPYC (0.23); the pages quote the losses as values.
+    # on an Intel Xeon and failed on an AMD EPYC with torch's AVX2 kernels (0.23); the pages quote the losses as values.
     assert f["post/none"] - f["post/warmup"] < (f["post/none"] - f["pre/none"]) / 3
     assert f["post/warmup"] > f["pre/none"] + 0.5
+    # The gap between the two Post-LN runs is not asserted: the committed run (AVX-512 kernels) puts it near 0.004,
+    # the same code on AVX2 kernels near 0.23; the page says so and quotes no size for it.
 
 
 def _verdict(claim_id: str) -> str:

@@ -150,13 +150,32 @@ def _close(a, b, path="result") -> list[str]:
 @pytest.mark.models
 def test_each_committed_result_is_what_this_machine_computes(tmp_path, monkeypatch):
     """The committed results were computed on the machine the manifest names; this one computes each again (a
-    process per core, an empty cache) and compares, so a page's numbers are what any machine of the kind gets."""
+    process per core, an empty cache) and compares, so a page's numbers are what any machine of the kind gets.
+
+    "Of the kind" includes torch's set of CPU kernels: a one-seed training run drifts apart on another set (the
+    toll-booth page's Post-LN runs do; tests/test_toll_booth.py shows it). So the runs use the committed set
+    (ATEN_CPU_CAPABILITY, inherited by the fresh processes) where this CPU has it; where it has not (an AVX2-only
+    CPU against AVX-512 results), a result that differs is reported as a skip naming it, not as a failure."""
+    import torch
+
     monkeypatch.setattr(committed, "FOLDER", tmp_path / "again")
     monkeypatch.setattr(committed, "MANIFEST", tmp_path / "again" / "manifest.json")
     entries = json.loads(cache.COMMITTED_MANIFEST.read_text(encoding="utf-8"))["entries"]
     old = {spec: pickle.loads((cache.COMMITTED / e["file"]).read_bytes()) for spec, e in entries.items()}
+    order, here = ("DEFAULT", "AVX2", "AVX512"), torch.backends.cpu.get_cpu_capability()
+    wanted = {e["machine"]["cpu_capability"] for e in entries.values()}
+    same = len(wanted) == 1 and wanted <= set(order) and here in order and order.index(*wanted) <= order.index(here)
+    if same:
+        monkeypatch.setenv("ATEN_CPU_CAPABILITY", next(iter(wanted)).lower())
     new = committed.refresh(list(entries), log=lambda *a: None)["entries"]
+    differ = []
     for spec, e in new.items():
         assert e["key"] == entries[spec]["key"], spec
         got = pickle.loads((tmp_path / "again" / e["file"]).read_bytes())
-        assert not _close(got, old[spec]), (spec, _close(got, old[spec])[:5])
+        if same or e["machine"]["cpu_capability"] == entries[spec]["machine"]["cpu_capability"]:
+            assert not _close(got, old[spec]), (spec, _close(got, old[spec])[:5])
+        elif _close(got, old[spec]):
+            differ.append(spec)
+    if differ:
+        pytest.skip(f"torch's {here} kernels here, {', '.join(sorted(wanted))} for the committed results: "
+                    f"{', '.join(differ)} differ")

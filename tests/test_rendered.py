@@ -79,6 +79,9 @@ PROSE_RULES = {
     "raw Markdown": re.compile(r"\*\*|\[\[|\]\]|\{\s*#[\w-]|`|(?<!-)---(?!-)"),
     "raw TeX": re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])|\$"),
     "stray > after a quote": re.compile(r"[”\"]\s*>"),
+    # "warmup took its loss from 2.14 to 2.14": two values that round alike, in a sentence about a change.
+    "a change between equal numbers": re.compile(r"\bfrom (−?\d+(?:\.\d+)?)(?: [A-Za-z%]+)? to \1(?!\d|\.\d)"
+                                                 r"|从\s*(−?\d+(?:\.\d+)?)\s*[降升涨提变]?到\s*\2(?!\d|\.\d)"),
 }
 TOOLTIP_TEX = re.compile(r"[_^]\{|\\|\$|(?<![A-Za-z0-9])[A-Za-z]_[A-Za-z0-9](?![A-Za-z0-9_])")  # x_{l+1}, \frac, $, and p_i
 SEARCH_TEX = re.compile(r"[_^]\{|\\(?:[A-Za-z]+|[,;!{}|])")
@@ -392,6 +395,10 @@ def test_clean_page_passes():
     ("<h1>标题</h1><p>比值 \\frac{a}{b}</p>", "raw TeX", "\\frac"),
     ("<h1>标题</h1><p>公式 $x$ 没排版</p>", "raw TeX", "$x$"),
     ("<h1>标题</h1><blockquote><p>“their routing weights”&gt;（译文）</p></blockquote>", "stray > after a quote", "weights”>"),
+    ("<h1>Title</h1><p>warmup took its loss from 2.14 to 2.14, still far behind.</p>", "a change between equal numbers",
+     "from 2.14 to 2.14"),
+    ("<h1>Title</h1><p>it fell from 2.14 nats to 2.14.</p>", "a change between equal numbers", "2.14 nats to 2.14"),
+    ("<h1>标题</h1><p>预热把损失从 2.14 降到 2.14。</p>", "a change between equal numbers", "从 2.14 降到 2.14"),
     ("<p>开头一段。</p><h1>标题</h1>", "article does not start with its H1", "开头一段"),
     ('<h1>标题</h1><p><a class="nr-term" href="g/" title="x_{l+1} = LN(x_l)">Post-LN</a></p>', "raw TeX in a tooltip", "x_{l+1}"),
     ('<h1>标题</h1><p><a class="nr-term" href="g/" title="权重 p_i 加权">路由权重</a></p>', "raw TeX in a tooltip", "p_i"),
@@ -402,6 +409,12 @@ def test_each_rule_fails_on_a_crafted_page(body, rule, quoted):
     found = check_html(page(body), "bad", default_descriptions=DEFAULTS)
     assert [f.rule for f in found] == (rule if isinstance(rule, list) else [rule]), report(found)
     assert quoted in found[0].text and found[0].page == "bad"
+
+
+@pytest.mark.parametrize("text", ["from 2.14 to 2.145", "from 2.1 to 2.14", "from 3 to 30", "from 0.5 to −0.5",
+                                  "从 2.14 降到 2.04", "从 3 到 30 层", "layers 2.14 to 2.14"])
+def test_a_change_between_different_numbers_passes(text):
+    assert check_html(page(f"<h1>标题</h1><p>{text}</p>"), "ok", default_descriptions=DEFAULTS) == []
 
 
 @pytest.mark.parametrize("lang,desc,rule", [

@@ -243,3 +243,40 @@ def test_each_figure_is_produced_and_shown(site, lang):
                 assert svg.read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
                 assert f"figures/{name}-{theme}.svg" in html, (page, name, theme)
             assert f'id="fig-{name}"' in html
+
+
+# ------------------------------------------------------------------ the committed run's kernels
+
+
+@pytest.mark.command  # two Post-LN training runs in a process of their own (a few CPU-seconds): make test only
+def test_the_post_ln_gap_depends_on_the_cpu_kernels():
+    """The toll-booth page (#evidence-3) says the small gap between Post-LN with and without warmup depends on
+    floating-point details: the same code on torch's other CPU kernels gives a clearly different gap, while Pre-LN's
+    losses hardly move. Here it runs on torch's portable kernels (ATEN_CPU_CAPABILITY=default), or on AVX2 where
+    the committed run used those."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from normref.results import committed
+
+    ran = committed.entry(committed.resolve("warmup_runs"))["machine"]["cpu_capability"]
+    other = "avx2" if ran.lower() == "default" else "default"
+    code = ("import json, torch; torch.set_num_threads(1); from normref.experiments import toll_booth as tb; "
+            "s = tb.TrainSetting(); data, _ = tb.markov_data(s, n_seq=2048); "
+            "print(json.dumps([torch.backends.cpu.get_cpu_capability(), "
+            "*[float(tb._train(s, p, w, data)[-20:].mean()) for p, w in (('post', 0), ('post', s.warmup), ('pre', 0))]]))")
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "ATEN_CPU_CAPABILITY": other, "OMP_NUM_THREADS": "1",
+                               "PYTHONPATH": str(root)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    used, none, warm, pre = json.loads(proc.stdout.strip().splitlines()[-1])
+    if used.lower() == ran.lower():
+        pytest.skip(f"torch ran its {used} kernels here, the committed run's own")
+    r = tb.warmup_runs()
+    committed_gap = float(np.mean(r["post/none"][-20:]) - np.mean(r["post/warmup"][-20:]))
+    assert abs((none - warm) - committed_gap) > 0.03, (used, none, warm, committed_gap)
+    assert abs(pre - float(np.mean(r["pre/none"][-20:]))) < 0.01, (used, pre)
