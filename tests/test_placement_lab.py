@@ -60,8 +60,11 @@ def test_detach_control_locates_the_output_norms_lopsided_gradient(built_cache):
     in Pre-LN. Detached, the stream's gradient is the same at every layer (the residual path only).
     The page's measurement (grad_paths, every variant), read from the build's cache (build tier)."""
     r, g = pl.grad_paths(), pl.grad_per_layer()
-    for v in pl.VARIANTS:  # the same loop as grad_per_layer: the undetached rows are its numbers
-        assert np.allclose(r[v]["ffn"], g[v], rtol=1e-6), v
+    # The same loop as grad_per_layer: the undetached rows are its numbers. grad_paths is committed (computed where
+    # its manifest says) and grad_per_layer is computed here: torch's AVX2 kernels against the committed run's
+    # AVX-512 ones move them by up to 1.2e-4 relative (Mix-LN; 1e-7 for most variants, on an AMD EPYC with AVX2 only).
+    for v in pl.VARIANTS:
+        assert np.allclose(r[v]["ffn"], g[v], rtol=1e-3), v
     out, det = pl.spread(r["output"]["ffn"]), pl.spread(r["output"]["ffn_detached"])
     assert out["first_over_last"] > 5 and 0.7 < det["first_over_last"] < 1.2 and det["max_over_min"] < 1.3
     s = {v: pl.stream_grad_ratio(r, v) for v in ("output", "output+qk", "pre")}
