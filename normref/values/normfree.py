@@ -43,8 +43,8 @@ def _two_figures(v: float) -> str:
 
 def _all(kind: str, lang: str) -> str:
     """Every norm swapped at once: the mean cost over the texts to two figures only. The network no longer works,
-    and such a network magnifies rounding: one text's all-DyT cost moves by several percent between torch's CPU
-    kernel sets (tests/test_normfree.py), more than the interval over the texts, so no interval is given."""
+    and such a network magnifies rounding: one text's all-DyT cost moves by up to several percent between torch's
+    CPU kernel sets (tests/test_normfree.py), which the interval over the texts does not measure, so none is given."""
     e = _s()[f"{kind}_all"]
     n = _s()["n_texts"]
     if "mean" not in e:
