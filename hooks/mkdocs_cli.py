@@ -1,4 +1,4 @@
-"""MkDocs' command line, with the notebook converter imported only when a notebook is converted
+"""MkDocs' command line, with the notebook converter and jupytext imported only when a notebook is converted
 (normsite.lazyimport): `make build` (normsite.sitebuild) and `make serve` run MkDocs through it.
 
     python hooks/mkdocs_cli.py build|serve …      (the arguments of ``python -m mkdocs``)
@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # normsite, beside the hooks
-from normsite.lazyimport import LAZY, lazy  # noqa: E402
+from normsite.lazyimport import DEFERRED, LAZY, deferred, lazy  # noqa: E402
 
 
 def main() -> None:
     for name in LAZY:
         lazy(name)
+    for name in DEFERRED:
+        deferred(name)
     from mkdocs import __main__ as entry
 
     sys.argv[0] = "mkdocs"

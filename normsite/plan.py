@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE_STEPS = {"math": ("normsite.mathtex",), "terms": ("normsite.glossary",), "scrub": ("normsite.notebooks",),
               "print-chapter": ("normsite.printed",), "print": ("normsite.printed",),
               "search": ("normsite.searchcache", "normsite.glossary"), "nbcode": ("normsite.notebooks",),
+              "ipynb": ("normsite.notebooks",),
               "csstrim": ("normsite.csstrim",), "render": ("normsite.render",)}
 # What a copy of the tree holds: everything a key reads.
 COPIED = ("normref", "normsite", "snippets", "tests", "docs", "pyproject.toml", "README.md", "LICENSE")

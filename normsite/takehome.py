@@ -72,8 +72,17 @@ class TakeHome:
         return [(wheel_mod.site_path(self.built.name), self.built.data)]
 
     def ipynb(self, notebook_path: str | Path) -> str:
-        """The download for a notebook source: the same text as the copy Colab opens for this site."""
-        return colab.export(notebook_path, self._url())
+        """The download for a notebook source: the same text as the copy Colab opens for this site
+        (colab.export is notebooks.ipynb_text). Cached by the source's text and the wheel's address: parsing
+        and writing the notebook with jupytext was a tenth of each warm build, and it imports jupytext."""
+        from normref import cache
+
+        from . import notebooks, stepcache
+
+        path, url = Path(notebook_path), self._url()
+        return stepcache.cached("ipynb", cache.relative(path), {"text": path.read_text(encoding="utf-8"), "wheel_url": url},
+                                lambda: notebooks.ipynb_text(path, url), modules=("normsite.notebooks",),
+                                libs=("jupytext",))
 
     def notebook_source(self, notebook_path: str | Path) -> str:
         """The .py download beside a notebook's page: its jupytext source, installing from this site's wheel."""

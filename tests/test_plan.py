@@ -68,7 +68,7 @@ def test_a_comment_in_figures_yml_re_runs_only_the_wheel_that_ships_it(plans):
 
 
 def test_a_normsite_module_re_runs_only_the_steps_that_import_it(plans):
-    assert plans["mathtex"] == ["pages/math:* (every page)", "pages/nbcode:* (every page)",
+    assert plans["mathtex"] == ["pages/ipynb:* (every page)", "pages/math:* (every page)", "pages/nbcode:* (every page)",
                                 "pages/scrub:* (every page)", "pages/search:* (every page)"]
     assert plans["colab"] == []
 
