@@ -58,6 +58,7 @@ def on_config(config):
     config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
     config.extra["scope"] = site.scope  # one palette key for / and /en/ (Material's extra.scope)
     site.plugins(config.plugins)  # after theirs: MkDocs runs the hooks' on_config last
+    importlib.import_module("normsite.themefiles").list_without_dot_folders(config.theme)
     return config
 
 
