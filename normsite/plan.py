@@ -214,9 +214,12 @@ EDITS = (
 )
 
 
-def plans(root: Path = ROOT, before: dict[str, str] | None = None, edits=EDITS) -> dict[str, list[str]]:
-    """{edit id: :func:`plan` of it} for each of ``edits`` (:data:`EDITS`), the tree's keys made once."""
-    with tempfile.TemporaryDirectory(prefix="normref-plan-scans-") as scans:
+def plans(root: Path = ROOT, before: dict[str, str] | None = None, edits=EDITS,
+          scans: str | Path | None = None) -> dict[str, list[str]]:
+    """{edit id: :func:`plan` of it} for each of ``edits`` (:data:`EDITS`), the tree's keys made once. ``scans``:
+    see :func:`_keys_in` (else a folder of its own, shared by the edits)."""
+    with tempfile.TemporaryDirectory(prefix="normref-plan-scans-") as own:
+        scans = scans or own
         before = _keys_in(root, scans) if before is None else before
         return {e.id: plan({e.path: e.change((root / e.path).read_text(encoding="utf-8"))}, root, before=before,
                            scans=scans) for e in edits}

@@ -13,19 +13,26 @@ from normsite import plan
 
 
 @pytest.fixture(scope="module")
-def before():
-    return plan._keys_in(ROOT)  # the checkout itself: a copy's keys must equal them (no absolute path)
+def scans(tmp_path_factory):
+    """One folder of source scans for this module's key processes (keyed by content: each version of a file is
+    parsed once for all of them, as normsite.plan.plans shares one between its edits)."""
+    return tmp_path_factory.mktemp("plan-scans")
 
 
 @pytest.fixture(scope="module")
-def plans(before):
+def before(scans):
+    return plan._keys_in(ROOT, scans)  # the checkout itself: a copy's keys must equal them (no absolute path)
+
+
+@pytest.fixture(scope="module")
+def plans(before, scans):
     """What each of normsite.plan.EDITS re-runs (a fresh process in a copy of the tree each): computed once,
     for the tests below and for CONTRIBUTING.md's table."""
-    return plan.plans(ROOT, before)
+    return plan.plans(ROOT, before, scans=scans)
 
 
-def test_a_copy_of_the_tree_has_the_same_keys(before):
-    assert plan.plan({}, ROOT, before=before) == []
+def test_a_copy_of_the_tree_has_the_same_keys(before, scans):
+    assert plan.plan({}, ROOT, before=before, scans=scans) == []
 
 
 def test_a_card_edit_re_runs_the_practice_page_and_the_deck_and_no_figure(plans):
