@@ -197,8 +197,11 @@ def test_a_rerun_of_a_few_cells_matches_the_committed_report(rep, real_models):
 @pytest.mark.command  # the first text's all-DyT cost on torch's other CPU kernels, a process each: make test only
 def test_the_all_dyt_cost_moves_by_several_percent_between_cpu_kernels(rep, real_models):
     """The drop-norm page (#fitted-dyt) gives the all-DyT costs to two figures only: on torch's other CPU kernels
-    the first text's cross-entropy moves by up to several percent (here: more than 1% on some kernel set and under
-    10% on every one), while the intact model's moves by less than a millionth of a nat."""
+    the first text's cross-entropy moves by up to several percent, while the intact model's moves by less than a
+    millionth of a nat. Measured on an AVX2-only CPU against the committed AVX-512 run: 1.5% to 7.3%, and 3.8% to
+    5.9% between its own portable and AVX2 kernels (the same matrix library), so the kernels alone move it. Held
+    here: more than 0.5% on some kernel set (a shift a million times the intact model's) and under 10% on every
+    one."""
     import json
     import os
     import subprocess
@@ -237,7 +240,7 @@ def test_the_all_dyt_cost_moves_by_several_percent_between_cpu_kernels(rep, real
             shifts[used] = np.abs(np.array(got) / want - 1)
     if not shifts:
         pytest.skip(f"torch ran only the committed run's {ran} kernels here")
-    assert max(float(s.max()) for s in shifts.values()) > 0.01, shifts
+    assert max(float(s.max()) for s in shifts.values()) > 0.005, shifts
     assert all(float(s.max()) < 0.10 for s in shifts.values()), shifts
 
 
