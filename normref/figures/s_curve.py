@@ -31,11 +31,20 @@ def s_curve_fields() -> dict:
 
 def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap, title):
     rel = rms / np.median(rms)  # a token's RMS against the layer's typical one: comparable across layers
-    order = np.argsort(rel)  # draw flat (large-RMS) tokens last, on top
-    xs, ys = x[order], y[order]
-    col = np.repeat(rel[order], x.shape[1])
-    size = np.where(col > 5, 9.0, 1.5)  # the few far-out, flat tokens (position 0) must stay visible
-    ax.scatter(xs.ravel(), ys.ravel(), c=col, cmap=cmap, norm=norm, s=size, lw=0, rasterized=True)
+    order = np.argsort(rel, kind="stable")  # draw flat (large-RMS) tokens last, on top
+    rgba = cmap(norm(rel[order]))  # one color per token, from the colormap's own table (as scatter looks it up)
+    big = rel[order] > 5  # the few far-out, flat tokens (position 0) must stay visible: larger dots
+    # Each run of tokens with one color and one dot size is one marker line, not one scatter point per element:
+    # Agg stamps a marker it has drawn once (draw_markers) where a scatter draws every point's path
+    # (draw_path_collection), about 3x the time for these 8 x 39,168 points. Same colors, sizes and order.
+    start = 0
+    for end in range(1, len(order) + 1):
+        if end < len(order) and big[end] == big[start] and np.array_equal(rgba[end], rgba[start]):
+            continue
+        rows = order[start:end]
+        ax.plot(x[rows].ravel(), y[rows].ravel(), ls="none", marker="o", ms=3.0 if big[start] else 1.5 ** 0.5,
+                mew=0, color=rgba[start], rasterized=True)
+        start = end
     grid = np.linspace(x.min(), x.max(), 400)
     ax.plot(grid, fit["a"] * np.tanh(fit["b"] * grid), color=c[0], lw=1.6, ls="--",
             label=t(lang, "tanh fit, R² = {{r2_tanh:.3f}}", r2_tanh=fit['r2_tanh']))
@@ -52,7 +61,7 @@ def _panel(ax, x, y, rms, fit, norm, p, c, lang, cmap, title):
 def s_curve_figure(lang: str, theme: str):
     d = s_curve()
     p, c = PALETTES[theme], colors(theme)
-    cmap = "viridis" if theme == "light" else "plasma"
+    cmap = plt.get_cmap("viridis" if theme == "light" else "plasma")
     Ls = d["layers"]
     # One row per layer, every token on the left and position 0 left out on the right: narrow enough
     # that the smallest text stays legible at the page's column width.
