@@ -73,3 +73,22 @@ def test_the_entry_point_runs_mkdocs_and_keeps_its_exit_status(tmp_path):
     bad = subprocess.run([sys.executable, "hooks/mkdocs_cli.py", "build", "-f", str(tmp_path / "none.yml")],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "none.yml" in bad.stderr and "Traceback" not in bad.stderr
+
+
+POLL = """
+import json, sys
+sys.path.insert(0, "hooks")
+import mkdocs_cli
+mkdocs_cli.poll_faster()
+from mkdocs.commands import serve
+server = serve.LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=".")
+print(json.dumps([server.observer.timeout, mkdocs_cli.POLL_S]))
+"""
+
+
+def test_serve_polls_for_edits_more_often_than_mkdocs_does():
+    """MkDocs' server looks for edits every 0.5 s; `make serve` (hooks/mkdocs_cli.py serve) every POLL_S."""
+    p = subprocess.run([sys.executable, "-c", POLL], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    timeout, poll = json.loads(p.stdout.splitlines()[-1])
+    assert timeout == poll < 0.5
