@@ -117,67 +117,53 @@ def chapter_tops(chapters: list[Chapter]) -> dict[str, str]:
     return out
 
 
-# The chapter's rewriting walks the tree with plain predicates, not soupsieve selectors: each soup.select()
-# walks the whole chapter again and matches its selector in Python, and the thirteen selections it took were
-# most of a cold print edition's time. The predicates below are those selectors, written out.
+# A chapter is parsed and written back by Lexbor (selectolax), an HTML5 parser in C: as a fragment, the way a
+# browser parses the page the chapter came from. BeautifulSoup's html.parser took about a second for each of the
+# long chapters, most of a cold print edition's time and of a value edit's rebuild.
+# What only works on screen (SCREEN_ONLY), as one CSS selector.
+_SCREEN_ONLY_CSS = ", ".join([*SCREEN_ONLY["tags"], *(f".{c}" for c in SCREEN_ONLY["classes"]),
+                              *(f"[{a}]" for a in SCREEN_ONLY["attributes"])])
 
 
-def _has_class(el, name: str) -> bool:
-    return name in (el.get("class") or ())
+def _classes(el) -> list[str]:
+    return (el.attrs.get("class") or "").split()
 
 
-def _screen_only(el) -> bool:
-    """Is ``el`` one of :data:`SCREEN_ONLY`?"""
-    return (el.name in SCREEN_ONLY["tags"] or any(_has_class(el, c) for c in SCREEN_ONLY["classes"])
-            or any(el.has_attr(a) for a in SCREEN_ONLY["attributes"]))
-
-
-def _drop_screen_only(soup) -> tuple[bool, list]:
-    """Take out of a chapter's soup what only works on screen (widgets, scripts, permalinks, zoom links, dark
+def _drop_screen_only(tree) -> tuple[bool, list]:
+    """Take out of a chapter's tree what only works on screen (widgets, scripts, permalinks, zoom links, dark
     figures, lazy loading, glossary tooltips) and open its <details>; (whether it linked KaTeX's stylesheet,
     the elements left, in document order)."""
     math = False
-    for el in soup.find_all(_screen_only):
+    for el in tree.css(_SCREEN_ONLY_CSS):
         el.decompose()
-    els = soup.find_all(True)
-    gone = set()  # ids of the elements taken out below (a void <link> or <img>, an unwrapped <a>)
-    for el in els:
-        if el.name == "link":
-            if "katex" in (el.get("href") or ""):
-                math = True
-            gone.add(id(el))
-        elif el.name == "img" and "#only-dark" in (el.get("src") or ""):
-            gone.add(id(el))
-    for el in els:
-        if id(el) in gone:
-            el.decompose()
-    for el in els:
-        if id(el) not in gone and el.name == "a" and _has_class(el, "nr-zoom"):
-            el.unwrap()
-            gone.add(id(el))
-    els = [el for el in els if id(el) not in gone]
-    for el in els:
-        if el.name == "img" and el.has_attr("src"):
-            el["src"] = el["src"].split("#only-light")[0]
-            if el.get("loading") == "lazy":
-                del el["loading"]
-        elif el.name == "details":
-            el["open"] = ""
-        elif el.name == "a" and _has_class(el, "nr-term") and el.has_attr("title"):
-            del el["title"]
-    return math, els
+    for el in tree.css("link"):
+        math = math or "katex" in (el.attrs.get("href") or "")
+        el.decompose()
+    for el in tree.css('img[src*="#only-dark"]'):
+        el.decompose()
+    for el in tree.css("a.nr-zoom"):
+        el.unwrap()
+    for el in tree.css("img[src]"):
+        el.attrs["src"] = el.attrs["src"].split("#only-light")[0]
+        if el.attrs.get("loading") == "lazy":
+            del el.attrs["loading"]
+    for el in tree.css("details"):
+        el.attrs["open"] = ""
+    for el in tree.css("a.nr-term[title]"):
+        del el.attrs["title"]
+    return math, tree.css("*")
 
 
 def _prefix_ids(els: list, s: str) -> None:
     """Every id of a chapter's elements ``els``, and every reference to one (ID_ATTRS), prefixed with its slug
     ``s``."""
     for el in els:
-        if el.has_attr("id"):
-            el["id"] = f"{s}--{el['id']}"
-    for el in els:
+        attrs = el.attrs
+        if "id" in attrs:
+            attrs["id"] = f"{s}--{attrs['id']}"
         for a in ID_ATTRS:
-            if el.has_attr(a):
-                el[a] = " ".join(f"{s}--{v}" for v in str(el[a]).split())
+            if a in attrs:
+                attrs[a] = " ".join(f"{s}--{v}" for v in str(attrs[a]).split())
 
 
 def _retarget(els: list, page_url: str, print_url: str, inside: dict[str, str], tops: dict[str, str]) -> None:
@@ -185,39 +171,40 @@ def _retarget(els: list, page_url: str, print_url: str, inside: dict[str, str], 
     it names a chapter (``inside``: {its URL: its slug}; its title, or the section's prefixed id), else relative
     to ``print_url``; a link to another site is marked."""
     for el in els:
-        if not (el.has_attr("href") or el.has_attr("src")):
+        attrs = el.attrs
+        attr = "href" if "href" in attrs else "src" if "src" in attrs else None
+        if attr is None:
             continue
-        attr = "href" if el.has_attr("href") else "src"
-        target = _resolve(el[attr], page_url)
+        ref = attrs[attr] or ""
+        target = _resolve(ref, page_url)
         if target is None:
-            if attr == "href" and re.match(r"https?://", el[attr]):
-                el["class"] = el.get("class", []) + ["nr-print-ext"]  # paper shows its address (print.css)
+            if attr == "href" and re.match(r"https?://", ref):
+                attrs["class"] = " ".join(_classes(el) + ["nr-print-ext"])  # paper shows its address (print.css)
             continue
         path, frag = target
         if attr == "href" and path in inside:
-            el[attr] = f"#{inside[path]}--{frag}" if frag else f"#{tops[path]}"
+            attrs[attr] = f"#{inside[path]}--{frag}" if frag else f"#{tops[path]}"
         else:
-            el[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
+            attrs[attr] = _relative(path, print_url) + (f"#{frag}" if frag else "")
 
 
 def chapter_html(c: Chapter, print_url: str, tops: dict[str, str]) -> tuple[str, bool]:
     """One chapter made part of the print page at ``print_url``: (its <section>, whether it has math).
     ``tops``: :func:`chapter_tops` of all chapters (a link to another chapter goes to its title)."""
-    from bs4 import BeautifulSoup
+    from selectolax.lexbor import LexborHTMLParser
 
     inside = {u: slug(u) for u in tops}
     s = inside[c.url]
-    soup = BeautifulSoup(c.html, "html.parser")
-    # A chapter is reached at its title. The <section> itself carries no id: Material
-    # names each code block after its closest ancestor with an id (__code_<id>), so an
-    # id there would give every code block of the chapter the same one.
-    if soup.find("h1", id=True) is None:
-        soup.insert(0, soup.new_tag("a", id=f"__{s}"))
-    math, els = _drop_screen_only(soup)
+    tree = LexborHTMLParser(c.html, is_fragment=True)
+    # A chapter is reached at its title (chapter_tops), or at an anchor of its own when no title has an id. The
+    # <section> itself carries no id: Material names each code block after its closest ancestor with an id
+    # (__code_<id>), so an id there would give every code block of the chapter the same one.
+    anchor = f'<a id="{s}--__{s}"></a>' if tops[c.url] == f"{s}--__{s}" else ""
+    math, els = _drop_screen_only(tree)
     _prefix_ids(els, s)
     _retarget(els, c.url, print_url, inside, tops)
     return (f'<section class="nr-print-chapter" data-nr-chapter="{s}" aria-label="{_esc(c.title)}">\n'
-            f'{soup.decode()}\n</section>'), math
+            f'{anchor}{tree.html or ""}\n</section>'), math
 
 
 def assemble(chapters: list[Chapter], print_url: str, *, katex_css: str | None = None,

@@ -75,6 +75,19 @@ def test_assemble_keeps_chapters_in_order_and_links_inside():
     assert [l["href"] for l in soup.select("link")] == ["../assets/katex/katex.min.css"]
 
 
+def test_a_chapter_without_a_titled_h1_is_reached_at_an_anchor_of_its_own():
+    chapters = [printed.Chapter("a/", "A", '<h1>No id</h1><p id="p">x <a href="../b/">b</a></p>'),
+                printed.Chapter("b/", "B", '<h1 id="b">B</h1><p><a href="../a/">a</a> &amp; <a href="../a/#p">p</a>'
+                                           '\u00a0<code>&lt;x&gt;</code></p>')]
+    soup = BeautifulSoup(printed.assemble(chapters, "print/"), "html.parser")
+    ids = {e["id"] for e in soup.select("[id]")}
+    assert {"a--__a", "a--p", "b--b"} <= ids and not soup.select("section[id]")
+    assert [a["href"] for a in soup.select("section a[href]")] == ["#b--b", "#a--__a", "#a--p"]
+    assert [a["href"] for a in soup.select("ol.nr-print-contents a")] == ["#a--__a", "#b--b"]
+    # text, entities and the no-break space read back as they were written
+    assert soup.select("section")[1].get_text() == "\nBa & p\u00a0<x>\n"
+
+
 def test_assemble_rejects_bad_input():
     with pytest.raises(ValueError, match="chapters"):
         printed.assemble([], "print/")
