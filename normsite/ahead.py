@@ -244,6 +244,18 @@ def _remember_costs(tasks: list[Task], cpu_s: list[float]) -> None:
     os.replace(tmp, path)  # atomic: two passes at once leave one whole file
 
 
+# Below this many CPU seconds of work, by the costs recorded last time, the pass computes here, in order, instead of
+# starting the pool: its fork server imports torch, matplotlib and the figures first (normsite.pool.PRELOAD), about
+# 2 s on the 2-core machines we measure on, longer than an edit's few dozen values take.
+SMALL_S = 2.0
+
+
+def _small(tasks: list[Task]) -> bool:
+    """Is ``tasks`` a small batch: each computed before, all together under :data:`SMALL_S` CPU seconds?"""
+    costs = _costs()
+    return all(t.name in costs for t in tasks) and sum(costs[t.name] for t in tasks) < SMALL_S
+
+
 def order(tasks: list[Task]) -> list[Task]:
     """The order the pool takes the tasks in: the experiments first (everything else may wait for them), then the
     rest; within each, longest first by the CPU seconds each took when it was last computed under its name, one
@@ -317,7 +329,8 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
     todo = order(extra + missing)
     at = {id(t): i for i, t in enumerate(todo)}
     waits = {id(t): {at[id(extra[j])] for j in d} for t, d in zip(extra + missing, own + deps)}
-    results = pool.run([t.call for t in todo], after=[waits.get(id(t), set()) for t in todo])
+    results = pool.run([t.call for t in todo], after=[waits.get(id(t), set()) for t in todo],
+                       n_workers=1 if _small(todo) else None)
     for task, was_hit, data in zip(todo, results, pool.LAST["task_data"]):
         _tally(out, task, was_hit)
         if task.kind == "experiment":

@@ -252,7 +252,7 @@ def _summarized(out: dict, done, dirs: Mapping[str, Path], t0: float) -> dict:
     out["summary"] = (f"normref prepare [{', '.join(dirs)}]: computed {computed} of {asked} ("
                       + ", ".join(f"{k} {c} of {c + h}" for k, (c, h) in counts.items())
                       + f"); {errors} directive errors; {time.perf_counter() - t0:.1f} s"
-                      + (f"; {done.workers} workers, {done.cpu_s:.1f} s CPU, {done.wall_s:.1f} s wall" if done.workers else ""))
+                      + (f"; {done.workers} worker{'s' if done.workers > 1 else ''}, {done.cpu_s:.1f} s CPU, {done.wall_s:.1f} s wall" if done.workers else ""))
     return out
 
 

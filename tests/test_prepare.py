@@ -375,3 +375,29 @@ def test_the_english_site_under_serve_is_linked_into_the_served_folder_and_rebui
         assert served[2].stat().st_ino == (en.folder / "index.html").stat().st_ino  # linked, not copied
     finally:
         en.close()
+
+
+def test_a_small_batch_of_known_cost_is_computed_here_and_a_new_or_large_one_on_the_pool(tmp_path, monkeypatch):
+    """The pool's fork server costs seconds to start (normsite.pool.PRELOAD): an edit's few values, each computed
+    before in well under ahead.SMALL_S CPU seconds all together, are computed in the pass's own process."""
+    import shutil
+    from types import SimpleNamespace
+
+    from normsite import ahead
+
+    tasks = [SimpleNamespace(name="a"), SimpleNamespace(name="b")]
+    for costs, small in (({"a": 0.5, "b": 1.0}, True), ({"a": 0.5, "b": ahead.SMALL_S}, False), ({"a": 0.5}, False)):
+        monkeypatch.setattr(ahead, "_costs", lambda costs=costs: costs)
+        assert ahead._small(tasks) is small, costs
+    monkeypatch.undo()
+    from normsite import pool
+
+    asked, run = [], pool.run
+    monkeypatch.setattr(pool, "run", lambda tasks, **kw: asked.append(kw.get("n_workers")) or run(tasks, **kw))
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    docs = _docs(tmp_path, {"a.md": "[[value: worked.x]] and [[value: worked.y]]\n"})
+    cold = prepare.prepare({"en": docs}, generated=False)
+    assert cold["counts"]["value"] == [2, 0] and asked == [None]  # never computed: costs unknown, the pool
+    shutil.rmtree(tmp_path / "cache" / "directives")  # the same two results again, their costs now known
+    again = prepare.prepare({"en": docs}, generated=False)
+    assert again["counts"]["value"] == [2, 0] and asked == [None, 1] and "1 worker," in again["summary"]
