@@ -360,3 +360,12 @@ def test_chapter_tops_read_the_title_as_beautifulsoup_does():
         h1 = BeautifulSoup(html, "html.parser").find("h1", id=True)
         want = f"a--{h1['id']}" if h1 is not None else "a--__a"
         assert printed.chapter_tops([c]) == {"a/": want}, html
+
+
+def test_the_fonts_key_covers_its_own_code_not_the_print_editions():
+    """An edit to how chapters are assembled (normsite.printed) does not cut the CJK font again (2 s a language)."""
+    from normref import cache
+
+    mods = cache.closure(("normsite.printfont",))
+    assert "normsite.printfont" in mods and "normsite.printed" not in mods
+    assert "normsite.printfont" in cache.closure(("normsite.printed",))  # the edition's pages still follow it
