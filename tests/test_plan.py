@@ -26,15 +26,21 @@ def before(scans):
 
 @pytest.fixture(scope="module")
 def plans(before, scans):
-    """What each of normsite.plan.EDITS re-runs (a fresh process in a copy of the tree each): computed once,
-    for the tests below and for CONTRIBUTING.md's table."""
+    """What each of normsite.plan.EDITS re-runs (a fresh process in a copy of the tree each, 7 in all): computed
+    once, for the tests below and for CONTRIBUTING.md's table. The tests that use it key for seconds, so they run
+    in `make test` (marker `command`); the everyday tier plans one edit, the value module's, below."""
     return plan.plans(ROOT, before, scans=scans)
+
+
+# The table's edits as `make test` checks them: seven key processes, about 6 CPU-s (see `plans`).
+TABLE = pytest.mark.command
 
 
 def test_a_copy_of_the_tree_has_the_same_keys(before, scans):
     assert plan.plan({}, ROOT, before=before, scans=scans) == []
 
 
+@TABLE
 def test_a_card_edit_re_runs_the_practice_page_and_the_deck_and_no_figure(plans):
     got = plans["card"]
     assert {"directives/practice:practice[en]", "directives/practice:practice[zh]", "pages/anki:practice deck"} <= set(got)
@@ -56,6 +62,7 @@ def _values_importing(module: str, got: list[str]) -> None:
             assert r in ("wheels/normref", "pages/anki:practice deck") or r.startswith(("directives/ledger:", "directives/practice:")), r
 
 
+@TABLE
 def test_one_chinese_label_re_runs_only_the_values_of_its_section(plans):
     """Its section's module (values.sink) and what imports it, by the import closure; no figure; the wheel
     ships the file."""
@@ -64,26 +71,33 @@ def test_one_chinese_label_re_runs_only_the_values_of_its_section(plans):
     _values_importing("normref.values.sink", got)
 
 
-def test_a_comment_in_a_value_module_re_runs_the_values_that_import_it(plans):
-    got = plans["value module"]
+def test_a_comment_in_a_value_module_re_runs_the_values_that_import_it(before, scans):
+    """The everyday tier's one edit (a single key process; `make test` also checks it in the table, below)."""
+    edit = next(e for e in plan.EDITS if e.id == "value module")
+    got = plan.plan({edit.path: edit.change((ROOT / edit.path).read_text(encoding="utf-8"))}, ROOT, before=before,
+                    scans=scans)
     assert "directives/value:worked.x[zh]" in got and "directives/value:worked.x[en]" in got
     _values_importing("normref.values.basics", got)
 
 
+@TABLE
 def test_a_comment_in_figures_yml_re_runs_only_the_wheel_that_ships_it(plans):
     assert plans["figures.yml"] == ["wheels/normref"]
 
 
+@TABLE
 def test_a_normsite_module_re_runs_only_the_steps_that_import_it(plans):
     assert plans["mathtex"] == ["pages/ipynb:* (every page)", "pages/math:* (every page)", "pages/nbcode:* (every page)",
                                 "pages/scrub:* (every page)", "pages/search:* (every page)"]
     assert plans["colab"] == []
 
 
+@TABLE
 def test_a_test_file_re_runs_nothing(plans):
     assert plans["test"] == []
 
 
+@TABLE
 def test_the_contributing_table_is_the_one_rendered_from_the_plans(plans):
     plan_table = load_tool("plan_table")
     doc = plan_table.DOC.read_text(encoding="utf-8")

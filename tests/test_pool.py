@@ -109,7 +109,7 @@ def _after(tmp: str, name: str, hold_s: float, needs: str) -> bool:
 def test_a_task_starts_only_after_the_tasks_it_names(tmp_path, n):
     """Task 1 comes after task 0 (which takes a while), task 2 after nothing: on two workers task 2 runs beside
     task 0, and task 1 still finds task 0 done; serially, the same order holds."""
-    tasks = [(_after, str(tmp_path), "zero", 1.5, ""), (_after, str(tmp_path), "one", 0.0, "zero"),
+    tasks = [(_after, str(tmp_path), "zero", 0.5, ""), (_after, str(tmp_path), "one", 0.0, "zero"),
              (_after, str(tmp_path), "two", 0.0, "")]
     assert pool.run(tasks, n_workers=n, after=[set(), {0}, set()]) == [True, True, True]
     assert pool.LAST["workers"] == n

@@ -20,6 +20,7 @@ italics for emphasis, and tooltips without long 的-chains.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -75,6 +76,9 @@ GAP = "…"  # in a banned variant: up to a few more characters of the same clau
 _GAP = {"zh": r"[^\s，。；：、！？“”（）()]{0,6}?", "en": r"(?:[\w-]+\s+){0,2}?"}
 
 
+# The helpers below read only the glossary (loaded once, normsite.content.glossary.default), so each answer is kept
+# for the session: _hits runs once per page, card and caption, about 700 texts in all.
+@functools.lru_cache(maxsize=None)
 def _pattern(variant: str, lang: str = "zh") -> re.Pattern:
     parts = [re.escape(p.strip()).replace(r"\ ", r"\s+") for p in variant.split(GAP)]
     pat = (r"\s*" + _GAP[lang] + r"\s*" if lang == "en" else _GAP[lang]).join(parts) if len(parts) > 1 else parts[0]
@@ -85,10 +89,12 @@ def _pattern(variant: str, lang: str = "zh") -> re.Pattern:
     return re.compile(pat)
 
 
+@functools.lru_cache(maxsize=None)
 def _banned(lang: str) -> dict[str, str]:
     return gl.default().banned(lang)
 
 
+@functools.lru_cache(maxsize=None)
 def _house_names(lang: str) -> list[str]:
     """The glossary's own names that contain a banned variant or an alias (高带宽显存 holds 显存), longest first.
 
@@ -99,6 +105,7 @@ def _house_names(lang: str) -> list[str]:
     return sorted((n for n in names if any(v in n and v != n for v in others)), key=len, reverse=True)
 
 
+@functools.lru_cache(maxsize=None)
 def _aliases(lang: str) -> dict[str, str]:
     """{alias: what to write instead}: the aliases prose may not use (prose uses the glossary's name).
 
@@ -120,6 +127,7 @@ def _aliases(lang: str) -> dict[str, str]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _allowed(lang: str, source: str) -> set[str]:
     """The aliases prose_exceptions allow in ``source`` (``zh/toll-booth.md``, ``en/quiz.yml``; ``zh/print.md``
     gathers every page, so every exception of its language applies)."""
