@@ -236,7 +236,7 @@ def test_deepnorm_stream_share_grows_with_alpha():
     assert r["deepnorm"]["ratio"] > r["deepnorm"]["alpha"] * r["post"]["ratio"]
 
 
-def test_moe_variants_start_from_the_pages_base_point():
+def test_moe_variants_start_from_the_pages_base_point(built_cache):  # the page's run, as the build computed it
     from normref.experiments.exercises import moe_variants
 
     r = moe_variants()
