@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from normref import cache
+from normref.cores import workers as pool_workers
 
 from . import LANGS, SiteError, directives, nbexec, snippets
 
@@ -256,16 +257,24 @@ def _small(tasks: list[Task]) -> bool:
     return all(t.name in costs for t in tasks) and sum(costs[t.name] for t in tasks) < SMALL_S
 
 
+# A task never computed before has no recorded cost: it goes by its kind's usual cost, longest first. Measured in a
+# cold build on 2 cores: a notebook 1.3-4.9 CPU-s (a kernel and its imports), a snippet 0.1-2 s (a Python process),
+# a figure variant 0.4-1.8 s, a directive expansion mostly milliseconds.
+KIND_ORDER = ("notebook", "snippet", "figure", "directive")
+
+
 def order(tasks: list[Task]) -> list[Task]:
     """The order the pool takes the tasks in: the experiments first (everything else may wait for them), then the
     rest; within each, longest first by the CPU seconds each took when it was last computed under its name, one
-    never computed before first of all (a cold build: in plan order, which puts the figures' first variants
-    ahead). The slow ones start early, and the quick ones fill the cores at the end."""
+    never computed before first of all, by :data:`KIND_ORDER` (a cold build: the notebooks, the snippets, then
+    the figures, their first variants ahead, then the directive expansions). The slow ones start early, and the
+    quick ones fill the cores at the end."""
     costs = _costs()
+    rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
 
     def by_cost(group: list[Task]) -> list[Task]:
         known = sorted((t for t in group if t.name in costs), key=lambda t: -costs[t.name])
-        return [t for t in group if t.name not in costs] + known
+        return sorted((t for t in group if t.name not in costs), key=lambda t: rank.get(t.kind, len(rank))) + known
 
     return by_cost([t for t in tasks if t.kind == "experiment"]) + by_cost([t for t in tasks if t.kind != "experiment"])
 
@@ -313,7 +322,13 @@ def _tally(out: Ahead, task: Task, was_hit) -> None:
 def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool = True,
         directive_jobs: list[tuple] = ()) -> Ahead:
     """Plan every result the pages of ``dirs`` ask for (:func:`plan`, the same arguments) and compute the cache's
-    misses on the pool, longest first (:func:`order`). A failing snippet or notebook cell raises SiteError naming it."""
+    misses on the pool, longest first (:func:`order`). A failing snippet or notebook cell raises SiteError naming it.
+    In a cache with no recorded costs (a cold build: everything is missing) the pool's fork server starts first, so
+    it loads torch and matplotlib while the tasks are planned."""
+    if not (cache.folder("prepare") / COSTS).is_file() and pool_workers() > 1:
+        from . import pool
+
+        pool.start()
     tasks = plan(dirs, notebooks, draw=draw, directive_jobs=directive_jobs)
     out = Ahead(figure_steps={t.what: t.step for t in tasks if t.kind == "figure"})
     missing = [t for t in tasks if _missing(t.step, out)]

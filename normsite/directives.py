@@ -182,8 +182,10 @@ def _step(kind: str, name: str, params: dict, modules: tuple) -> cache.Step:
 
 
 # The directives whose expansion computes normref results (values, tables, widget data, the ledger, the card bank,
-# the quiz): the prepare pass hands the missing ones to the pool (normsite.ahead), beside the figures.
-POOLED = ("value", "table", "data", "ledger", "practice", "quiz")
+# the quiz, a figure's caption, whose fields may read an experiment): the prepare pass hands the missing ones to the
+# pool (normsite.ahead), beside the figures. Its workers have torch loaded; the pass's own process then only reads
+# the cache (a cold pass that expanded its figures itself spent about 2 s importing torch for their captions).
+POOLED = ("value", "table", "data", "ledger", "practice", "quiz", "figure")
 
 
 def step_of_directive(kind: str, name: str | None, lang: str, src_uri: str, *, kinds: tuple = POOLED,

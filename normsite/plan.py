@@ -66,8 +66,7 @@ def keys(root: Path = ROOT) -> dict[str, str]:
             for md in sorted(docs.rglob("*.md")):
                 src = md.relative_to(docs).as_posix()
                 for m in directives.PREPARED.finditer(md.read_text(encoding="utf-8")):
-                    s = directives.step_of_directive(m.group("kind"), m.group("name"), lang, src,
-                                                     kinds=(*directives.POOLED, "figure"), **kw)
+                    s = directives.step_of_directive(m.group("kind"), m.group("name"), lang, src, **kw)
                     if s is not None:
                         out[f"{s.kind}/{s.name}"] = s.key
     files = wheel.source_files(root)

@@ -36,7 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from normref import cache
 from normref.cores import workers
 
-__all__ = ["workers", "run", "Task", "LAST"]
+__all__ = ["workers", "run", "start", "Task", "LAST"]
 
 Task = tuple  # (fn, *args): fn a module-level function, args picklable
 
@@ -97,6 +97,17 @@ def _context():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     return ctx
+
+
+def start() -> None:
+    """Start the fork server now, for a :func:`run` to come: it imports :data:`PRELOAD` (about 2 s) while this
+    process goes on (the prepare pass plans its tasks meanwhile), instead of when the pool's first worker is
+    asked for. The standard library's own call (multiprocessing.forkserver.ensure_running); a run with one
+    worker never uses it."""
+    from multiprocessing import forkserver
+
+    _context()
+    forkserver.ensure_running()
 
 
 def _check(tasks: list, after) -> list[frozenset]:

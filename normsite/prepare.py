@@ -279,9 +279,10 @@ def _pooled_jobs(dirs: Mapping[str, Path], generated: bool, root: Path) -> list[
             text = md.read_text(encoding="utf-8")
             text = cjk.join_soft_breaks(text) if lang == "zh" else text
             for m in directives.PREPARED.finditer(text):
-                if m.group("kind") in directives.POOLED:
-                    jobs.setdefault((m.group("kind"), m.group("name"), lang),
-                                    (m.group("kind"), m.group("name"), lang, _page_uri(md, docs), kw))
+                kind, src = m.group("kind"), _page_uri(md, docs)
+                if kind in directives.POOLED:  # a figure's expansion also depends on its page's folder
+                    folder = src.rpartition("/")[0] if kind == "figure" else ""
+                    jobs.setdefault((kind, m.group("name"), lang, folder), (kind, m.group("name"), lang, src, kw))
     return list(jobs.values())
 
 

@@ -84,6 +84,19 @@ def test_experiments_run_first_in_the_pools_order(monkeypatch):
     assert [t.name for t in ahead.order([fig, *exp])] == ["experiment/c", "experiment/a", "experiment/b", fig.name]
 
 
+def test_tasks_never_computed_go_by_their_kinds_usual_cost_ahead_of_the_known(monkeypatch):
+    """A cold build records no cost: the notebooks first, then the snippets, the figures and the directive
+    expansions (ahead.KIND_ORDER), each kind in plan order; a task with a recorded cost comes after them."""
+    monkeypatch.setattr(ahead, "_costs", lambda: {"directives/value:old[en]": 9.0})
+    step = cache.step_of("directives", "value:old[en]", suffix=".json", code=())
+    tasks = [_figure("s_curve"), Task("directive", ("value", "x", "en"), cache.step_of("directives", "value:x[en]", code=()), (print,)),
+             Task("directive", ("value", "old", "en"), step, (print,)), Task("snippet", "a.py", cache.step_of("snippets", "a.py", code=()), (print,)),
+             _figure("s_curve", "zh"), Task("notebook", "n.py", cache.step_of("notebooks", "n.py", code=()), (print,))]
+    assert [t.kind for t in ahead.order(tasks)] == ["notebook", "snippet", "figure", "figure", "directive", "directive"]
+    assert [t.what for t in ahead.order(tasks) if t.kind == "figure"] == [("s_curve", "en", "light"), ("s_curve", "zh", "light")]
+    assert ahead.order(tasks)[-1].step is step
+
+
 def test_a_cycle_of_declarations_is_a_site_error_naming_it(monkeypatch):
     loop = {"normref.a": ("normref.b:g()",), "normref.b": ("normref.a:f()",)}
     monkeypatch.setattr(experiments, "declared", lambda m: loop.get(m, ()))

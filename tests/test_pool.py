@@ -9,6 +9,7 @@ and a task must start only after the tasks it names (the experiments it reads: n
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -186,3 +187,37 @@ def test_the_caches_counts_include_each_task_once(tmp_path, monkeypatch, n):
     assert cache.STATS == {"hit": 0, "miss": 2}
     pool.run([(_computes_data, "a"), (_computes_data, "b")], n_workers=n)
     assert cache.STATS == {"hit": 2, "miss": 2}
+
+
+def test_started_early_the_fork_server_is_the_one_the_pool_forks_from():
+    """pool.start() (a cold pass calls it before it plans) starts the standard library's fork server, with torch
+    and matplotlib loading in it; the pool's workers are then forked from that very process."""
+    from multiprocessing import forkserver
+
+    pool.start()
+    server = forkserver._forkserver._forkserver_pid
+    assert server is not None
+    assert pool.run([(os.getppid,), (os.getppid,)], n_workers=2) == [server, server]
+
+
+def test_a_pass_over_a_cold_cache_starts_the_fork_server_before_it_plans(tmp_path, monkeypatch):
+    """No recorded costs: everything is missing, so the fork server loads while the tasks are planned. With costs
+    recorded (a later build), or on one worker, it starts only if the pool is used."""
+    from normsite import ahead
+
+    calls = []
+    monkeypatch.setattr(pool, "start", lambda: calls.append("start"))
+    monkeypatch.setattr(ahead, "plan", lambda *a, **k: calls.append("plan") or [])
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NORMREF_WORKERS", "2")
+    ahead.run({})
+    assert calls == ["start", "plan"]
+    calls.clear()
+    monkeypatch.setenv("NORMREF_WORKERS", "1")
+    ahead.run({})
+    assert calls == ["plan"]
+    calls.clear()
+    monkeypatch.setenv("NORMREF_WORKERS", "2")
+    (cache.folder("prepare") / ahead.COSTS).write_text("{}", encoding="utf-8")
+    ahead.run({})
+    assert calls == ["plan"]

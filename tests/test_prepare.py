@@ -401,3 +401,18 @@ def test_a_small_batch_of_known_cost_is_computed_here_and_a_new_or_large_one_on_
     shutil.rmtree(tmp_path / "cache" / "directives")  # the same two results again, their costs now known
     again = prepare.prepare({"en": docs}, generated=False)
     assert again["counts"]["value"] == [2, 0] and asked == [None, 1] and "1 worker," in again["summary"]
+
+
+def test_the_pool_expands_figures_once_per_page_folder_and_values_once_per_language(tmp_path):
+    """The pass hands every figure directive to the pool too (its caption's fields may read an experiment, and the
+    workers have torch loaded): once per folder of the pages that show it (its image paths are relative to the
+    page), where a value is expanded once per language."""
+    docs = tmp_path / "docs" / "en"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.md").write_text("[[figure: s_curve]] [[value: worked.x]]\n", encoding="utf-8")
+    (docs / "b.md").write_text("[[figure: s_curve]] [[value: worked.x]]\n", encoding="utf-8")
+    (docs / "sub" / "c.md").write_text("[[figure: s_curve]] [[snippet: sqrt_d.py]]\n", encoding="utf-8")
+    jobs = prepare._pooled_jobs({"en": docs}, True, ROOT)
+    assert sorted((k, n, src) for k, n, _, src, _ in jobs) == [
+        ("figure", "s_curve", "a.md"), ("figure", "s_curve", "sub/c.md"), ("value", "worked.x", "a.md")]
+    assert "figure" in directives.POOLED
