@@ -2,7 +2,8 @@
 
 A notebook is a jupytext percent-format .py file (docs/<lang>/notebooks/NAME.py).
 :func:`execute` runs it in a fresh kernel with nbclient, as sphinx-gallery runs
-its examples: in the notebook's own folder, with ``NORMREF_SITE_BUILD=1`` (a
+its examples (forked, when the prepare pass runs two or more, from a process that has imported torch and
+ipykernel already: normsite.kernelfork; the notebook sees the same): in the notebook's own folder, with ``NORMREF_SITE_BUILD=1`` (a
 cell may skip what would make two builds differ), on one torch thread
 (``OMP_NUM_THREADS=1``, as the build's pool and the snippets run), and this repository first on
 the kernel's path (so the normref it imports is the one the key hashed). Each
@@ -30,6 +31,7 @@ any other process.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -83,6 +85,23 @@ def _name(source: Path) -> str:
         return str(source)
 
 
+def _manager_class():
+    """nbclient's kernel manager, which starts a kernel forked from the prepare pass's zygote
+    (normsite.kernelfork) in place of ipykernel's launcher when the environment names one."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    from . import kernelfork
+
+    class Forked(AsyncKernelManager):
+        def format_kernel_cmd(self, extra_arguments=None):
+            cmd = super().format_kernel_cmd(extra_arguments)
+            if os.environ.get(kernelfork.ENV) and cmd[:3] == [sys.executable, "-m", "ipykernel_launcher"]:
+                return [sys.executable, kernelfork.__file__, *cmd[3:]]
+            return cmd
+
+    return Forked
+
+
 def _run(source: Path) -> str:
     """Execute the notebook at ``source``; its .ipynb text, outputs merged."""
     import jupytext
@@ -109,7 +128,8 @@ def _run(source: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="normref-kernel-") as sockets:
         ipc = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")}})
         client = nbclient.NotebookClient(nb, kernel_name=kernel, timeout=TIMEOUT_S, allow_errors=False, config=ipc,
-                                         record_timing=False, resources={"metadata": {"path": str(source.parent)}})
+                                         record_timing=False, resources={"metadata": {"path": str(source.parent)}},
+                                         kernel_manager_class=_manager_class())
         try:
             client.execute(env=env)
         except CellExecutionError as e:

@@ -1,0 +1,231 @@
+"""Jupyter kernels forked from a process that has already imported torch and ipykernel: the build's notebooks.
+
+A notebook's kernel is a fresh Python (``python -m ipykernel_launcher -f CONNECTION``), and most of what one of
+the build's notebooks costs is that Python importing ipykernel and torch, about 2 s of a notebook's 1.3 to 5 CPU
+seconds (measured here: kernel start 0.6 to 0.9 s, ``import torch`` 1.5 s). The prepare pass executes a dozen of
+them, so it starts one *zygote* (:func:`serve`) that imports those once, and each kernel is a fork of it, the
+way the pass's pool forks its workers from a fork server (normsite.pool). Jupyter has no such launcher (its
+extension point, a kernel provisioner, is found through package entry points, which normsite, outside the
+wheel, does not have), hence this module.
+
+What a notebook sees is a fresh kernel: the fork runs ipykernel's own launcher code in the folder, environment
+and ``sys.path`` the kernel manager gave the kernel's process, with the signal handlers reset; only the imports
+are done already. matplotlib is not among them: ipykernel picks its inline backend before the notebook imports
+matplotlib, and that must stay so. torch reads its thread count at import: the zygote imports it with
+``OMP_NUM_THREADS=1``, as normsite.nbexec runs every kernel.
+
+How a kernel is launched: normsite.nbexec's kernel manager starts this file as a script,
+``python kernelfork.py -f CONNECTION`` (:func:`client`), in place of ipykernel's launcher, when
+:data:`ENV` names a zygote's socket. That small process sends the zygote its folder, environment, path and
+standard streams; the zygote forks; the client then stands in for the kernel: it forwards the signals the kernel
+manager sends (an interrupt, a terminate) and exits with the kernel's exit status. A kernel whose client dies
+(killed by the kernel manager) exits too. Without a zygote, or if it cannot be reached, the client becomes
+ipykernel's launcher (exec), as if nothing stood between.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+
+ENV = "NORMREF_KERNEL_FORK"  # the zygote's Unix socket, in the environment of the process that runs nbclient
+PRELOAD = ("numpy", "torch", "ipykernel.kernelapp")  # not matplotlib: see the module's docstring
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+# ---------------------------------------------------------------- the client: what the kernel manager starts
+
+
+def _launcher(argv: list[str]) -> None:
+    os.environ.pop(ENV, None)
+    os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *argv])
+
+
+def client(argv: list[str]) -> int:
+    """Have the zygote at :data:`ENV` fork a kernel with ``argv`` (``-f CONNECTION``) and stand in for it until it
+    exits; its exit status. Without a zygote, exec ipykernel's launcher instead."""
+    path = os.environ.get(ENV)
+    if not path:
+        _launcher(argv)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+    except OSError:
+        conn.close()
+        _launcher(argv)
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    # The path a fresh `python -m ipykernel_launcher` has here: this script's folder is where `-m` puts the cwd.
+    request = {"argv": argv, "cwd": os.getcwd(), "env": env, "path": [os.getcwd(), *sys.path[1:]]}
+    data = json.dumps(request).encode("utf-8")
+    socket.send_fds(conn, [len(data).to_bytes(8, "big") + data], [0, 1, 2])
+    pid = int(_line(conn))
+    for sig in _FORWARDED:
+        signal.signal(sig, lambda signum, frame: _forward(pid, signum))
+    status = _line(conn)
+    return int(status) if status else 1
+
+
+def _forward(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def _line(conn: socket.socket) -> str:
+    """One line the zygote sends (a pid, then an exit status); "" if it closed the connection first."""
+    buf = b""
+    while not buf.endswith(b"\n"):
+        try:
+            chunk = conn.recv(64)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return ""
+        buf += chunk
+    return buf.decode().strip()
+
+
+# ---------------------------------------------------------------- the zygote
+
+
+def serve(path: str, preload: tuple[str, ...] = PRELOAD) -> None:
+    """Listen on the Unix socket ``path``, import the modules ``preload`` names and fork a kernel for each client,
+    until standard input closes (the process that started it has gone)."""
+    import importlib
+    import selectors
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)  # first: a client that comes while the imports run waits to be accepted
+    for name in preload:
+        importlib.import_module(name)
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ, "accept")
+    sel.register(sys.stdin, selectors.EVENT_READ, "owner")
+    kernels: dict[int, socket.socket] = {}  # pid -> its client's connection
+    while True:
+        for key, _ in sel.select(timeout=0.05):
+            if key.data == "owner":
+                if not sys.stdin.buffer.read1(1):
+                    return
+            else:
+                conn, _ = listener.accept()
+                pid = _fork(conn, listener)
+                if pid is not None:
+                    kernels[pid] = conn
+        while kernels:  # reap the kernels that exited, and tell their clients how
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            conn = kernels.pop(pid, None)
+            if conn is not None:
+                try:
+                    conn.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+                except OSError:
+                    pass
+                conn.close()
+
+
+def _fork(conn: socket.socket, listener: socket.socket) -> int | None:
+    """Read a client's request and fork its kernel; the kernel's pid (None if the request was broken)."""
+    try:
+        msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+        size = int.from_bytes(msg[:8], "big")
+        while len(msg) < 8 + size:
+            more = conn.recv(1 << 20)
+            if not more:
+                raise OSError("the client closed its connection")
+            msg += more
+        request = json.loads(msg[8:8 + size])
+    except (OSError, ValueError):
+        conn.close()
+        return None
+    pid = os.fork()
+    if pid == 0:
+        try:
+            listener.close()
+            _kernel(conn, fds, request)
+        finally:
+            os._exit(1)
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(f"{pid}\n".encode())
+    return pid
+
+
+def _kernel(conn: socket.socket, fds: list[int], request: dict) -> None:
+    """In the fork: become the kernel a fresh ``python -m ipykernel_launcher`` would be, and exit with it."""
+    import threading
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, which ipykernel expects
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the kernel's standard streams, as a fresh process has them
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[:] = request["path"]
+
+    def watch() -> None:  # the client gone (killed by the kernel manager): so is the kernel
+        while conn.recv(64):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="normsite-kernel-client").start()
+    import ipykernel_launcher
+
+    sys.argv = [ipykernel_launcher.__file__, *request["argv"]]
+    from pathlib import Path
+
+    if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):  # as ipykernel_launcher does
+        del sys.path[0]
+    from ipykernel import kernelapp
+
+    code = 0
+    try:
+        # parent_handle's default is read from the environment when ipykernel is imported (in the zygote): give
+        # it the value a fresh kernel would read (the kernel manager's pid, which jupyter_client sets).
+        kernelapp.IPKernelApp.launch_instance(parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0))
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def start(folder: str, preload: tuple[str, ...] = PRELOAD) -> tuple[object, str]:
+    """Start a zygote with its socket in ``folder``: (its process, the socket's path, for :data:`ENV`), once the
+    socket is there. It goes on importing ``preload`` (:data:`PRELOAD`); a client that connects meanwhile waits
+    for it. Stop it by closing its standard input."""
+    import subprocess
+
+    path = os.path.join(folder, "zygote")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
+        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env.pop(ENV, None)
+    proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", path, ",".join(preload)],
+                            stdin=subprocess.PIPE, env=env)
+    import time
+
+    deadline = time.monotonic() + 10
+    while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # it binds the socket before its imports: tens of milliseconds
+    return proc, path
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # not normsite/ itself
+        serve(sys.argv[2], tuple(m for m in sys.argv[3].split(",") if m))
+    else:
+        sys.exit(client(sys.argv[1:]))

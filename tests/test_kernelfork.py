@@ -1,0 +1,112 @@
+"""Kernels forked from the prepare pass's zygote (normsite.kernelfork): what a notebook sees is a fresh kernel's,
+a kernel whose client is killed goes too, and without a zygote the client becomes ipykernel's launcher."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from normsite import ahead, kernelfork, nbexec
+
+# What a notebook can see of the process it runs in (not its pid, nor its parent's).
+PROBE = '''# %%
+import os, sys
+import matplotlib
+print(sys.argv[1:2], sys.path[:2], os.getcwd())
+print(sorted(k for k in os.environ if k.startswith(("NORMREF", "JPY", "MPL", "OMP"))))
+print(matplotlib.get_backend(), sys.stdout.isatty(), __name__)
+# %%
+import torch
+print(torch.get_num_threads())
+'''
+
+
+@pytest.fixture(scope="module")
+def zygote(tmp_path_factory):
+    proc, path = kernelfork.start(str(tmp_path_factory.mktemp("zygote")))
+    yield path
+    proc.stdin.close()
+    proc.wait(timeout=10)
+
+
+# A fresh kernel to compare with, or a second zygote: a few seconds each, so make test only (marker command).
+@pytest.mark.command
+def test_a_forked_kernel_shows_a_notebook_what_a_fresh_one_does(tmp_path, monkeypatch, zygote):
+    src = tmp_path / "probe.py"
+    src.write_text(PROBE, encoding="utf-8")
+    monkeypatch.delenv(kernelfork.ENV, raising=False)
+    fresh = nbexec._run(src)
+    monkeypatch.setenv(kernelfork.ENV, zygote)
+    forked = nbexec._run(src)
+    assert forked == fresh
+    assert "module://matplotlib_inline.backend_inline" in fresh and "NORMREF_KERNEL_FORK" not in fresh
+
+
+def test_the_kernel_is_forked_from_the_zygote_and_goes_when_its_client_is_killed(tmp_path, monkeypatch):
+    """The kernel is forked from the zygote (what it imported is there before the first cell: here a module no
+    kernel imports, to keep the test quick), not the process the kernel manager started; killing that process, as
+    the kernel manager does with a kernel that will not stop, ends it."""
+    proc, path = kernelfork.start(str(tmp_path), preload=("normsite.cjk", "ipykernel.kernelapp"))
+    monkeypatch.setenv(kernelfork.ENV, path)
+
+    async def run():
+        km = nbexec._manager_class()(kernel_name="python3")
+        await km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=60)
+        out = []
+        await kc.execute_interactive("import os, sys; print(os.getpid(), 'normsite.cjk' in sys.modules)", timeout=60,
+                                     output_hook=lambda m: out.append(m["content"].get("text", "")))
+        kc.stop_channels()
+        pid, preloaded = "".join(out).split()
+        client = km.provisioner.pid
+        os.kill(client, signal.SIGKILL)
+        km.cleanup_connection_file()
+        return int(pid), preloaded, client
+
+    try:
+        pid, preloaded, client = asyncio.run(run())
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    assert preloaded == "True" and pid != client
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and "Z" not in _state(pid):
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists() or "Z" in _state(pid), "the kernel outlived its client"
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return "Z"
+
+
+@pytest.mark.command
+def test_without_a_reachable_zygote_the_client_becomes_ipykernels_launcher(tmp_path, monkeypatch):
+    src = tmp_path / "probe.py"
+    src.write_text(PROBE, encoding="utf-8")
+    monkeypatch.delenv(kernelfork.ENV, raising=False)
+    fresh = nbexec._run(src)
+    monkeypatch.setenv(kernelfork.ENV, str(tmp_path / "no-zygote-here"))
+    assert nbexec._run(src) == fresh
+
+
+@pytest.mark.command
+def test_the_pass_forks_kernels_from_two_notebooks_and_counts_their_cpu(monkeypatch):
+    """Below ahead.FORK_KERNELS_FROM notebooks no zygote starts; from there one does, named in the environment
+    while the pass runs and gone after, and its CPU seconds are counted."""
+    with ahead._kernels(ahead.FORK_KERNELS_FROM - 1) as spent:
+        assert kernelfork.ENV not in os.environ
+    assert spent == {"cpu_s": 0.0}
+    with ahead._kernels(ahead.FORK_KERNELS_FROM) as spent:
+        path = os.environ[kernelfork.ENV]
+        assert os.path.exists(path)
+    assert kernelfork.ENV not in os.environ and not os.path.exists(path) and spent["cpu_s"] > 0
