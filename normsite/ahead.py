@@ -281,19 +281,20 @@ def order(tasks: list[Task]) -> list[Task]:
     return by_cost([t for t in tasks if t.kind == "experiment"]) + by_cost([t for t in tasks if t.kind != "experiment"])
 
 
-# From this many notebooks to execute, their kernels are forked from one process that has imported torch and
-# ipykernel (normsite.kernelfork): it costs about what one kernel's start does, and saves about 1.5 CPU-s a kernel.
-FORK_KERNELS_FROM = 2
+# From this many notebooks and snippets to run, their kernels and Pythons are forked from one process that has
+# imported torch and ipykernel (normsite.kernelfork): it costs about what one kernel's start does, and saves about
+# 1.5 CPU-s a kernel or a snippet that imports torch.
+FORK_FROM = 2
 
 
 @contextlib.contextmanager
-def _kernels(n_notebooks: int):
-    """While the pass runs: for :data:`FORK_KERNELS_FROM` notebooks or more, a zygote the notebooks' kernels are
-    forked from, named in the environment the pool's workers get (normsite.kernelfork.ENV). Yields a dict whose
-    "cpu_s", once done, holds the CPU seconds of the zygote and its kernels (a worker's own count misses them:
-    the kernels are the zygote's children, not the worker's)."""
+def _zygote(n_runs: int):
+    """While the pass runs: for :data:`FORK_FROM` notebooks and snippets or more, a zygote their kernels and
+    Pythons are forked from, named in the environment the pool's workers get (normsite.kernelfork.ENV). Yields a
+    dict whose "cpu_s", once done, holds the CPU seconds of the zygote and what it forked (a worker's own count
+    misses them: they are the zygote's children, not the worker's)."""
     spent = {"cpu_s": 0.0}
-    if n_notebooks < FORK_KERNELS_FROM:
+    if n_runs < FORK_FROM:
         yield spent
         return
     import resource
@@ -387,7 +388,7 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
     todo = order(extra + missing)
     at = {id(t): i for i, t in enumerate(todo)}
     waits = {id(t): {at[id(extra[j])] for j in d} for t, d in zip(extra + missing, own + deps)}
-    with _kernels(sum(t.kind == "notebook" for t in todo)) as kernels:
+    with _zygote(sum(t.kind in ("notebook", "snippet") for t in todo)) as forked:
         results = pool.run([t.call for t in todo], after=[waits.get(id(t), set()) for t in todo],
                            n_workers=1 if _small(todo) else None)
     for task, was_hit, data in zip(todo, results, pool.LAST["task_data"]):
@@ -398,5 +399,5 @@ def run(dirs: dict[str, Path], notebooks: list[str | Path] = (), *, draw: bool =
         else:  # an experiment computed by a result, not by its own task: a missing declaration
             out.undeclared += [f"{task.name} computed {line.partition(': ')[0]}" for line in data]
     _remember_costs(todo, pool.LAST["task_cpu_s"])
-    out.workers, out.cpu_s, out.wall_s = pool.LAST["workers"], pool.LAST["cpu_s"] + kernels["cpu_s"], pool.LAST["wall_s"]
+    out.workers, out.cpu_s, out.wall_s = pool.LAST["workers"], pool.LAST["cpu_s"] + forked["cpu_s"], pool.LAST["wall_s"]
     return out

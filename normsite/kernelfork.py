@@ -1,4 +1,5 @@
-"""Jupyter kernels forked from a process that has already imported torch and ipykernel: the build's notebooks.
+"""Jupyter kernels and Python scripts forked from a process that has already imported torch and ipykernel: the
+build's notebooks and snippets.
 
 A notebook's kernel is a fresh Python (``python -m ipykernel_launcher -f CONNECTION``), and most of what one of
 the build's notebooks costs is that Python importing ipykernel and torch, about 2 s of a notebook's 1.3 to 5 CPU
@@ -13,6 +14,10 @@ and ``sys.path`` the kernel manager gave the kernel's process, with the signal h
 are done already. matplotlib is not among them: ipykernel picks its inline backend before the notebook imports
 matplotlib, and that must stay so. torch reads its thread count at import: the zygote imports it with
 ``OMP_NUM_THREADS=1``, as normsite.nbexec runs every kernel.
+
+A snippet (normsite.snippets) runs the same way, ``python kernelfork.py --run SNIPPET`` in place of ``python
+SNIPPET``: the fork runs it as ``__main__`` with its folder first on the path, and an uncaught exception prints
+the traceback Python would, from the script's own frames. The snippets' ``PYTHONHASHSEED=0`` is the zygote's too.
 
 How a kernel is launched: normsite.nbexec's kernel manager starts this file as a script,
 ``python kernelfork.py -f CONNECTION`` (:func:`client`), in place of ipykernel's launcher, when
@@ -39,26 +44,30 @@ _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 # ---------------------------------------------------------------- the client: what the kernel manager starts
 
 
-def _launcher(argv: list[str]) -> None:
+def _fresh(script: str | None, argv: list[str]) -> None:
+    """Become what the zygote would have forked, started afresh: ipykernel's launcher, or ``python SCRIPT``."""
     os.environ.pop(ENV, None)
-    os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *argv])
+    os.execv(sys.executable, [sys.executable, *(["-m", "ipykernel_launcher"] if script is None else [script]), *argv])
 
 
-def client(argv: list[str]) -> int:
-    """Have the zygote at :data:`ENV` fork a kernel with ``argv`` (``-f CONNECTION``) and stand in for it until it
-    exits; its exit status. Without a zygote, exec ipykernel's launcher instead."""
+def client(argv: list[str], script: str | None = None) -> int:
+    """Have the zygote at :data:`ENV` fork a kernel with ``argv`` (``-f CONNECTION``), or run ``script`` with
+    ``argv`` as ``python SCRIPT ARGV`` would, and stand in for it until it exits; its exit status. Without a
+    zygote, exec ipykernel's launcher (or Python on the script) instead."""
     path = os.environ.get(ENV)
     if not path:
-        _launcher(argv)
+        _fresh(script, argv)
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)
     except OSError:
         conn.close()
-        _launcher(argv)
+        _fresh(script, argv)
     env = {k: v for k, v in os.environ.items() if k != ENV}
-    # The path a fresh `python -m ipykernel_launcher` has here: this script's folder is where `-m` puts the cwd.
-    request = {"argv": argv, "cwd": os.getcwd(), "env": env, "path": [os.getcwd(), *sys.path[1:]]}
+    # The path a fresh process has here: `python -m` puts the cwd first, `python SCRIPT` the script's folder, where
+    # this file's own folder is now.
+    first = os.getcwd() if script is None else os.path.dirname(os.path.abspath(script))
+    request = {"argv": argv, "cwd": os.getcwd(), "env": env, "path": [first, *sys.path[1:]], "script": script}
     data = json.dumps(request).encode("utf-8")
     socket.send_fds(conn, [len(data).to_bytes(8, "big") + data], [0, 1, 2])
     pid = int(_line(conn))
@@ -148,7 +157,11 @@ def _fork(conn: socket.socket, listener: socket.socket) -> int | None:
     if pid == 0:
         try:
             listener.close()
-            _kernel(conn, fds, request)
+            _become(conn, fds, request)
+            if request.get("script") is None:
+                _kernel(request)
+            else:
+                _script(request)
         finally:
             os._exit(1)
     for fd in fds:
@@ -157,8 +170,9 @@ def _fork(conn: socket.socket, listener: socket.socket) -> int | None:
     return pid
 
 
-def _kernel(conn: socket.socket, fds: list[int], request: dict) -> None:
-    """In the fork: become the kernel a fresh ``python -m ipykernel_launcher`` would be, and exit with it."""
+def _become(conn: socket.socket, fds: list[int], request: dict) -> None:
+    """In the fork: take the client's standard streams, folder, environment and path, reset the signal handlers,
+    and exit when the client is gone."""
     import threading
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD):
@@ -181,6 +195,37 @@ def _kernel(conn: socket.socket, fds: list[int], request: dict) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="normsite-kernel-client").start()
+
+
+def _exit(code: int) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _script(request: dict) -> None:
+    """Run the script as ``python SCRIPT ARGV`` runs it (as ``__main__``, its folder first on the path), and exit
+    with its status; an uncaught exception prints its traceback from the script's own frames."""
+    import runpy
+    import traceback
+
+    script = request["script"]
+    sys.argv = [script, *request["argv"]]
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        _exit(e.code if isinstance(e.code, int) else (0 if e.code is None else 1))
+    except BaseException as e:
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != script:  # runpy's own frames
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb or e.__traceback__)
+        _exit(1)
+    _exit(0)
+
+
+def _kernel(request: dict) -> None:
+    """In the fork: become the kernel a fresh ``python -m ipykernel_launcher`` would be, and exit with it."""
     import ipykernel_launcher
 
     sys.argv = [ipykernel_launcher.__file__, *request["argv"]]
@@ -197,9 +242,7 @@ def _kernel(conn: socket.socket, fds: list[int], request: dict) -> None:
         kernelapp.IPKernelApp.launch_instance(parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0))
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    _exit(code)
 
 
 def start(folder: str, preload: tuple[str, ...] = PRELOAD) -> tuple[object, str]:
@@ -210,7 +253,7 @@ def start(folder: str, preload: tuple[str, ...] = PRELOAD) -> tuple[object, str]
 
     path = os.path.join(folder, "zygote")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONHASHSEED="0", PYTHONPATH=os.pathsep.join(
         [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     env.pop(ENV, None)
     proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", path, ",".join(preload)],
@@ -227,5 +270,7 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # not normsite/ itself
         serve(sys.argv[2], tuple(m for m in sys.argv[3].split(",") if m))
+    elif sys.argv[1:2] == ["--run"]:
+        sys.exit(client(sys.argv[3:], script=os.path.abspath(sys.argv[2])))
     else:
         sys.exit(client(sys.argv[1:]))

@@ -56,8 +56,13 @@ def run(name: str) -> tuple[str, bool]:
         # One torch thread, as the build's pool runs everything (normsite.pool): two snippets at once
         # on two cores then do not fight over them, and the output does not depend on the core count.
         env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+        # In the prepare pass, forked from its zygote, which has imported torch (normsite.kernelfork): the same
+        # run as `python SNIPPET`, its imports done already.
+        from . import kernelfork
+
+        cmd = [str(p)] if not os.environ.get(kernelfork.ENV) else [kernelfork.__file__, "--run", str(p)]
         try:
-            proc = subprocess.run([sys.executable, str(p)], cwd=ROOT, env=env, capture_output=True, text=True,
+            proc = subprocess.run([sys.executable, *cmd], cwd=ROOT, env=env, capture_output=True, text=True,
                                   timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired as e:
             raise SiteError(f"snippet {name} ran longer than {TIMEOUT_S} s") from e

@@ -28,10 +28,52 @@ print(torch.get_num_threads())
 
 @pytest.fixture(scope="module")
 def zygote(tmp_path_factory):
+    """The pass's zygote, torch and all (2 s to load)."""
     proc, path = kernelfork.start(str(tmp_path_factory.mktemp("zygote")))
     yield path
     proc.stdin.close()
     proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def light(tmp_path_factory):
+    """A zygote that imports a module no kernel or script does, and ipykernel: quick, and what a fork was given
+    shows."""
+    proc, path = kernelfork.start(str(tmp_path_factory.mktemp("light")), preload=("normsite.cjk", "ipykernel.kernelapp"))
+    yield path
+    proc.stdin.close()
+    proc.wait(timeout=10)
+
+
+SCRIPT = """import os, sys
+print(__name__, sys.argv, sys.path[0] == os.path.dirname(os.path.abspath(__file__)), os.getcwd())
+print(sorted(k for k in os.environ if k.startswith("NORMREF")), "normsite.cjk" in sys.modules)
+if len(sys.argv) > 1:
+    raise ValueError("as asked")
+"""
+
+
+def _python(args, cwd, env):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_forked_script_runs_as_python_runs_it_and_fails_the_same_way(tmp_path, light):
+    """`python kernelfork.py --run SCRIPT ARGS` (normsite.snippets in the pass) prints what `python SCRIPT ARGS`
+    does, but for what the zygote imported; a failure exits 1 with the script's own frames in its traceback."""
+    script = tmp_path / "s.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != kernelfork.ENV}
+    fresh = _python([str(script)], tmp_path, env)
+    forked = _python([kernelfork.__file__, "--run", str(script)], tmp_path, env | {kernelfork.ENV: light})
+    assert fresh.returncode == forked.returncode == 0, forked.stderr
+    assert forked.stdout == fresh.stdout.replace("] False", "] True"), (forked.stdout, fresh.stdout)
+    fresh = _python([str(script), "x"], tmp_path, env)
+    forked = _python([kernelfork.__file__, "--run", str(script), "x"], tmp_path, env | {kernelfork.ENV: light})
+    assert fresh.returncode == forked.returncode == 1
+    assert forked.stderr == fresh.stderr, forked.stderr
 
 
 # A fresh kernel to compare with, or a second zygote: a few seconds each, so make test only (marker command).
@@ -47,12 +89,11 @@ def test_a_forked_kernel_shows_a_notebook_what_a_fresh_one_does(tmp_path, monkey
     assert "module://matplotlib_inline.backend_inline" in fresh and "NORMREF_KERNEL_FORK" not in fresh
 
 
-def test_the_kernel_is_forked_from_the_zygote_and_goes_when_its_client_is_killed(tmp_path, monkeypatch):
-    """The kernel is forked from the zygote (what it imported is there before the first cell: here a module no
-    kernel imports, to keep the test quick), not the process the kernel manager started; killing that process, as
-    the kernel manager does with a kernel that will not stop, ends it."""
-    proc, path = kernelfork.start(str(tmp_path), preload=("normsite.cjk", "ipykernel.kernelapp"))
-    monkeypatch.setenv(kernelfork.ENV, path)
+def test_the_kernel_is_forked_from_the_zygote_and_goes_when_its_client_is_killed(monkeypatch, light):
+    """The kernel is forked from the zygote (what it imported is there before the first cell), not the process the
+    kernel manager started; killing that process, as the kernel manager does with a kernel that will not stop,
+    ends it."""
+    monkeypatch.setenv(kernelfork.ENV, light)
 
     async def run():
         km = nbexec._manager_class()(kernel_name="python3")
@@ -70,11 +111,7 @@ def test_the_kernel_is_forked_from_the_zygote_and_goes_when_its_client_is_killed
         km.cleanup_connection_file()
         return int(pid), preloaded, client
 
-    try:
-        pid, preloaded, client = asyncio.run(run())
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=10)
+    pid, preloaded, client = asyncio.run(run())
     assert preloaded == "True" and pid != client
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and "Z" not in _state(pid):
@@ -100,13 +137,13 @@ def test_without_a_reachable_zygote_the_client_becomes_ipykernels_launcher(tmp_p
 
 
 @pytest.mark.command
-def test_the_pass_forks_kernels_from_two_notebooks_and_counts_their_cpu(monkeypatch):
-    """Below ahead.FORK_KERNELS_FROM notebooks no zygote starts; from there one does, named in the environment
-    while the pass runs and gone after, and its CPU seconds are counted."""
-    with ahead._kernels(ahead.FORK_KERNELS_FROM - 1) as spent:
+def test_the_pass_forks_from_two_runs_and_counts_their_cpu(monkeypatch):
+    """Below ahead.FORK_FROM notebooks and snippets no zygote starts; from there one does, named in the
+    environment while the pass runs and gone after, and its CPU seconds are counted."""
+    with ahead._zygote(ahead.FORK_FROM - 1) as spent:
         assert kernelfork.ENV not in os.environ
     assert spent == {"cpu_s": 0.0}
-    with ahead._kernels(ahead.FORK_KERNELS_FROM) as spent:
+    with ahead._zygote(ahead.FORK_FROM) as spent:
         path = os.environ[kernelfork.ENV]
         assert os.path.exists(path)
     assert kernelfork.ENV not in os.environ and not os.path.exists(path) and spent["cpu_s"] > 0
