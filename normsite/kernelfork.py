@@ -70,7 +70,11 @@ def client(argv: list[str], script: str | None = None) -> int:
     request = {"argv": argv, "cwd": os.getcwd(), "env": env, "path": [first, *sys.path[1:]], "script": script}
     data = json.dumps(request).encode("utf-8")
     socket.send_fds(conn, [len(data).to_bytes(8, "big") + data], [0, 1, 2])
-    pid = int(_line(conn))
+    got = _line(conn)
+    if not got:  # the zygote went away before it forked (its imports failed, say): start afresh
+        conn.close()
+        _fresh(script, argv)
+    pid = int(got)
     for sig in _FORWARDED:
         signal.signal(sig, lambda signum, frame: _forward(pid, signum))
     status = _line(conn)
@@ -107,6 +111,7 @@ def serve(path: str, preload: tuple[str, ...] = PRELOAD) -> None:
     import importlib
     import selectors
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the build, whose end then stops this
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)  # first: a client that comes while the imports run waits to be accepted
@@ -123,7 +128,7 @@ def serve(path: str, preload: tuple[str, ...] = PRELOAD) -> None:
                     return
             else:
                 conn, _ = listener.accept()
-                pid = _fork(conn, listener)
+                pid = _fork(conn, [listener, *kernels.values()])
                 if pid is not None:
                     kernels[pid] = conn
         while kernels:  # reap the kernels that exited, and tell their clients how
@@ -139,8 +144,9 @@ def serve(path: str, preload: tuple[str, ...] = PRELOAD) -> None:
                 conn.close()
 
 
-def _fork(conn: socket.socket, listener: socket.socket) -> int | None:
-    """Read a client's request and fork its kernel; the kernel's pid (None if the request was broken)."""
+def _fork(conn: socket.socket, others: list[socket.socket]) -> int | None:
+    """Read a client's request and fork its kernel or script; the fork's pid (None if the request was broken).
+    ``others``: the zygote's sockets the fork does not keep."""
     try:
         msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
         size = int.from_bytes(msg[:8], "big")
@@ -156,7 +162,8 @@ def _fork(conn: socket.socket, listener: socket.socket) -> int | None:
     pid = os.fork()
     if pid == 0:
         try:
-            listener.close()
+            for other in others:
+                other.close()
             _become(conn, fds, request)
             if request.get("script") is None:
                 _kernel(request)
@@ -228,6 +235,7 @@ def _kernel(request: dict) -> None:
     """In the fork: become the kernel a fresh ``python -m ipykernel_launcher`` would be, and exit with it."""
     import ipykernel_launcher
 
+    os.setsid()  # a session of its own, as jupyter_client starts a kernel (start_new_session)
     sys.argv = [ipykernel_launcher.__file__, *request["argv"]]
     from pathlib import Path
 
