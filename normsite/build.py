@@ -81,6 +81,7 @@ class Site:
         if lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
         self.lang, self.docs_dir = lang, Path(docs_dir)
+        self._font = None  # the print edition's CJK font: (where it goes, the function that gives its bytes)
         self.rebuild = rebuild  # a rebuild under `mkdocs serve` (the prepare pass, as every build, runs only when what it reads changed)
         self.site_dir = Path(site_dir) if site_dir is not None else None
         self.reading_order: dict[str, str] = {}  # {docs path: nav title}, in the nav's order
@@ -370,14 +371,18 @@ class Site:
                                             modules=("normsite.printed",))
         except ValueError as e:
             raise SiteError(f"{printed.PRINT_PAGE}: {e}") from e
-        if self.site_dir is not None:
-            font = self.site_dir / printed.CJK_FONT_PATH
-            font.parent.mkdir(parents=True, exist_ok=True)
-            font.write_bytes(printed.cjk_font(chars, name=f"cjk-subset-{self.lang}"))
+        if self.site_dir is not None:  # cut beside the rest of the build, written when it ends (post_build)
+            self._font = (self.site_dir / printed.CJK_FONT_PATH, printed.cjk_font_begun(chars, name=f"cjk-subset-{self.lang}"))
         return output
 
     def post_build(self, site_dir: str | Path) -> str:
-        """The downloads filled in and the wheel checked (SiteError if missing); returns the report line."""
+        """The print edition's CJK font written, the downloads filled in and the wheel checked (SiteError if
+        missing); returns the report line."""
+        font = self._font
+        if font is not None:
+            self._font = None
+            font[0].parent.mkdir(parents=True, exist_ok=True)
+            font[0].write_bytes(font[1]())
         self.takehome.post_build(site_dir)
         return "\n".join([self.report(), *prepare.why_lines(cache.WHY)])
 

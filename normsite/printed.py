@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .printfont import CJK_FONT_PATH, CJK_RANGES, cjk_chars, cjk_font  # noqa: F401  (the edition's font, re-exported)
+from .printfont import CJK_FONT_PATH, CJK_RANGES, cjk_chars, cjk_font, cjk_font_begun  # noqa: F401  (the edition's font, re-exported)
 
 __all__ = ["Chapter", "assemble", "print_page", "stamp", "slug", "PDF_NAME", "PRINT_PAGE", "pdf_manifest", "cjk_font",
            "cjk_chars", "CJK_RANGES", "CJK_FONT_PATH"]

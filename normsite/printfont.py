@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["CJK_RANGES", "CJK_FONT_PATH", "cjk_chars", "cjk_font"]
+__all__ = ["CJK_RANGES", "CJK_FONT_PATH", "cjk_chars", "cjk_font", "cjk_font_begun"]
 
 # What the subset covers, as an @font-face unicode-range too: CJK symbols and
 # punctuation, kana, CJK ideographs (and extension A), compatibility ideographs,
@@ -50,14 +50,50 @@ def cjk_font(chars: str, name: str = "cjk-subset") -> bytes:
     language). Raises ValueError when ``chars`` is empty."""
     from normref import cache
 
+    src, step = _step(chars, name)
+    return cache.step(step, lambda: _subset(src, chars))[0]
+
+
+def _step(chars: str, name: str):
+    """(the source font, the cache step of its subset holding ``chars``)."""
+    from normref import cache
+
     if not isinstance(chars, str):
         raise TypeError(f"chars must be a str, got {type(chars).__name__}")
     if not chars:
         raise ValueError("chars must hold at least one character for the CJK font")
     src = _cjk_source()
-    step = cache.step_of("fonts", name, suffix=".ttf", libs=("fonttools",), code=(__name__,),
-                         inputs={"characters": chars, "font": _font_identity(src)})
-    return cache.step(step, lambda: _subset(src, chars))[0]
+    return src, cache.step_of("fonts", name, suffix=".ttf", libs=("fonttools",), code=(__name__,),
+                              inputs={"characters": chars, "font": _font_identity(src)})
+
+
+def cjk_font_begun(chars: str, name: str = "cjk-subset"):
+    """:func:`cjk_font`, begun now: when the subset is not cached, a process of its own (``python -m
+    normsite.printfont``) cuts it into the cache while this one goes on (a build: its other pages), and the function
+    returned waits for it and gives the bytes. A cold build cuts the font (about 2 s) beside the rest of its work.
+    If that process fails, the function cuts the font here instead."""
+    import os
+    import subprocess
+    import sys
+
+    from normref import cache
+
+    _, step = _step(chars, name)
+    if step.cached():
+        return lambda: cjk_font(chars, name)
+    cache.WHY.append(f"{step.kind}/{step.name}: {cache.why(step)}")  # the log names it, as cache.step would here
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]))
+    proc = subprocess.Popen([sys.executable, "-m", "normsite.printfont", name], stdin=subprocess.PIPE, env=env,
+                            stdout=subprocess.DEVNULL)
+    proc.stdin.write(chars.encode("utf-8"))
+    proc.stdin.close()
+
+    def done() -> bytes:
+        proc.wait()
+        return cjk_font(chars, name)  # from the cache; cut here if that process failed
+
+    return done
 
 
 def _subset(src: Path, chars: str) -> bytes:
@@ -109,3 +145,11 @@ def _subset(src: Path, chars: str) -> bytes:
     buf = io.BytesIO()
     font.save(buf)
     return buf.getvalue()
+
+
+if __name__ == "__main__":  # cjk_font_begun's process: python -m normsite.printfont NAME, the characters on stdin
+    import sys
+
+    from normsite import printfont  # the module by its own name, which the cache key holds (here it is __main__)
+
+    printfont.cjk_font(sys.stdin.buffer.read().decode("utf-8"), sys.argv[1])

@@ -82,12 +82,38 @@ def pytest_configure(config):
         server = StaticServer(folder / "site").start()
         config.stash[_SHARED] = (folder, server)
         os.environ[_SHARED_SITE] = f"{server.root}|{server.base}"
+    if not os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("NORMREF_KERNEL_FORK"):
+        _start_zygote(config)
+
+
+def _start_zygote(config) -> None:
+    """The snippets and notebooks the tests run are forked, as the build's prepare pass runs them, from one process
+    that has imported torch and ipykernel (normsite.kernelfork; tests/test_kernelfork.py holds a fork's output to a
+    fresh process's). Started by the controller, its socket named in the environment the workers inherit."""
+    from normsite import kernelfork
+
+    folder = tempfile.mkdtemp(prefix="normref-test-zygote-")
+    if len(os.path.join(folder, "zygote").encode()) > 100:  # too long for a Unix socket: fresh processes, then
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    proc, path = kernelfork.start(folder)
+    config.stash[_ZYGOTE] = (proc, folder)
+    os.environ[kernelfork.ENV] = path
 
 
 def pytest_unconfigure(config):
     path = config.stash.get(_TMP_CACHE, None)
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
+    proc, folder = config.stash.get(_ZYGOTE, (None, None))
+    if proc is not None:
+        os.environ.pop("NORMREF_KERNEL_FORK", None)
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except Exception:
+            proc.kill()
+        shutil.rmtree(folder, ignore_errors=True)
     folder, server = config.stash.get(_SHARED, (None, None))
     if server is not None:
         server.close()
@@ -100,6 +126,7 @@ def _distributed(config) -> bool:
 
 
 _SESSION_CACHE = "NORMREF_TEST_SESSION_CACHE"
+_ZYGOTE = pytest.StashKey[tuple]()
 _SHARED_SITE = "NORMREF_TEST_SHARED_SITE"  # "FOLDER|URL": the controller's served folder, for its workers
 _TMP_CACHE = pytest.StashKey[Path]()
 _SHARED = pytest.StashKey[tuple]()

@@ -120,6 +120,25 @@ def test_cjk_font_maps_the_characters_not_the_radicals():
         printed.cjk_font("")
 
 
+def test_the_font_begun_in_its_own_process_is_the_font_cut_here(tmp_path, monkeypatch):
+    """cjk_font_begun (the build's print page): a process of its own cuts the subset into the cache while the build
+    goes on; the bytes are cjk_font's, the log names the font once, and a cached font starts no process."""
+    from normref import cache
+
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path / "cache"))
+    chars = printed.cjk_chars("均方根归一化")
+    n_why = len(cache.WHY)
+    done = printed.cjk_font_begun(chars, name="cjk-test")
+    assert [w.split(":")[0] for w in cache.WHY[n_why:]] == ["fonts/cjk-test"]
+    got = done()
+    assert len(cache.WHY) == n_why + 1, "cut once, in the other process"
+    assert got == printed.cjk_font(chars, name="cjk-test") and got[:4] == b"\x00\x01\x00\x00"
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "Popen", None)  # cached now: no process
+    assert printed.cjk_font_begun(chars, name="cjk-test")() == got
+
+
 # ---------------------------------------------------------------- the built print pages
 
 
