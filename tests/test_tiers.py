@@ -172,7 +172,7 @@ def test_the_fast_tier_runs_only_the_cheap_tests_and_the_full_suite_all(tmp_path
     body = (CASE + "\n\n@pytest.mark.copy\ndef test_copied_into_a_fresh_venv():\n    pass\n"
             "\n\n@pytest.mark.command\ndef test_runs_a_refresh_command():\n    pass\n")
     for target, want in (("test-fast", plain), ("test", None)):
-        args = [a for a in _pytest_args(target) if a not in ("-n", "2", "--dist", "loadscope")]  # no xdist workers
+        args = [a for a in _pytest_args(target) if a not in ("-n", "2", "--dist", "loadscope", "worksteal")]  # no workers
         proc = _mini_session(tmp_path, body, args)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         got = dict(line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("MARKS "))
