@@ -311,11 +311,15 @@ def _zygote(n_runs: int):
             yield spent
             return
         proc, path = kernelfork.start(folder)
+        before = os.environ.get(kernelfork.ENV)  # another's (a test session's): this pass uses its own
         os.environ[kernelfork.ENV] = path
         try:
             yield spent
         finally:
-            os.environ.pop(kernelfork.ENV, None)
+            if before is None:
+                os.environ.pop(kernelfork.ENV, None)
+            else:
+                os.environ[kernelfork.ENV] = before
             before = children_cpu()  # the zygote is this process's only child to end from here
             proc.stdin.close()  # its owner gone: it stops
             try:

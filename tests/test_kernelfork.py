@@ -139,7 +139,9 @@ def test_without_a_reachable_zygote_the_client_becomes_ipykernels_launcher(tmp_p
 @pytest.mark.command
 def test_the_pass_forks_from_two_runs_and_counts_their_cpu(monkeypatch):
     """Below ahead.FORK_FROM notebooks and snippets no zygote starts; from there one does, named in the
-    environment while the pass runs and gone after, and its CPU seconds are counted."""
+    environment while the pass runs and gone after (a zygote named before, the test session's, named again), and
+    its CPU seconds are counted."""
+    monkeypatch.delenv(kernelfork.ENV, raising=False)
     with ahead._zygote(ahead.FORK_FROM - 1) as spent:
         assert kernelfork.ENV not in os.environ
     assert spent == {"cpu_s": 0.0}
@@ -147,3 +149,7 @@ def test_the_pass_forks_from_two_runs_and_counts_their_cpu(monkeypatch):
         path = os.environ[kernelfork.ENV]
         assert os.path.exists(path)
     assert kernelfork.ENV not in os.environ and not os.path.exists(path) and spent["cpu_s"] > 0
+    monkeypatch.setenv(kernelfork.ENV, "/the/sessions/zygote")
+    with ahead._zygote(ahead.FORK_FROM):
+        assert os.environ[kernelfork.ENV] != "/the/sessions/zygote"
+    assert os.environ[kernelfork.ENV] == "/the/sessions/zygote"
