@@ -320,14 +320,14 @@ def _zygote(n_runs: int):
                 os.environ.pop(kernelfork.ENV, None)
             else:
                 os.environ[kernelfork.ENV] = before
-            before = children_cpu()  # the zygote is this process's only child to end from here
+            cpu0 = children_cpu()  # the zygote is this process's only child to end from here
             proc.stdin.close()  # its owner gone: it stops
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            spent["cpu_s"] = children_cpu() - before
+            spent["cpu_s"] = children_cpu() - cpu0
 
 
 def _missing(step: cache.Step, out: Ahead) -> bool:
