@@ -117,6 +117,29 @@ def test_render_is_deterministic_localised_and_themed():
     assert a != figures.render_svg("scale_invariance", "zh", "dark")
 
 
+def test_a_tight_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(monkeypatch):
+    """fig.tight_layout() leaves a placeholder layout engine, and savefig lays out a figure with any engine by
+    drawing it once more; render_svg drops the placeholder, so the figure is drawn once, to the same bytes."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+    from normref.figures import _style
+
+    with _style.context("zh", "light"):  # what savefig gives with the placeholder left in place
+        fig = figures.get("scale_invariance").func("zh", "light")
+        assert isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+        plt.close(fig)
+    draws = []
+    real = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
+    assert figures.render_svg("scale_invariance", "zh", "light") == buf.getvalue()
+    assert len(draws) == 1
+
+
 def test_cache_hits_on_second_render(tmp_path, monkeypatch):
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path))
     svg1, hit1 = figures.render_cached("scale_invariance", "en", "dark")
