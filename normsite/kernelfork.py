@@ -11,8 +11,11 @@ wheel, does not have), hence this module.
 
 What a notebook sees is a fresh kernel: the fork runs ipykernel's own launcher code in the folder, environment
 and ``sys.path`` the kernel manager gave the kernel's process, with the signal handlers reset; only the imports
-are done already. matplotlib is not among them: ipykernel picks its inline backend before the notebook imports
-matplotlib, and that must stay so. torch reads its thread count at import: the zygote imports it with
+are done already. matplotlib reads its backend from ``MPLBACKEND`` when it is imported, and a fresh kernel sets
+that variable (ipykernel: its inline backend) before the notebook imports matplotlib. So the zygote imports
+matplotlib with no ``MPLBACKEND``, and a fork gives ``rcParams["backend"]`` the value its own environment has by
+the time the notebook's or the script's code runs, as matplotlib's import does (:func:`_backend_as_imported`).
+torch reads its thread count at import: the zygote imports it with
 ``OMP_NUM_THREADS=1``, as normsite.nbexec runs every kernel.
 
 A snippet (normsite.snippets) runs the same way, ``python kernelfork.py --run SNIPPET`` in place of ``python
@@ -37,7 +40,10 @@ import socket
 import sys
 
 ENV = "NORMREF_KERNEL_FORK"  # the zygote's Unix socket, in the environment of the process that runs nbclient
-PRELOAD = ("numpy", "torch", "ipykernel.kernelapp")  # not matplotlib: see the module's docstring
+# What the build's notebooks import (measured by profiling the forked kernels of a cold pass on an AMD EPYC, 2 cores:
+# matplotlib.pyplot 0.35 CPU-s in each of the 12 notebooks; torch._dynamo, which the performance notebooks' torch
+# import through the benchmark's accounting, 1.2 s in each of 2).
+PRELOAD = ("numpy", "torch", "torch._dynamo", "ipykernel.kernelapp", "matplotlib.pyplot")
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
@@ -115,8 +121,11 @@ def serve(path: str, preload: tuple[str, ...] = PRELOAD) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)  # first: a client that comes while the imports run waits to be accepted
+    backend = os.environ.pop("MPLBACKEND", None)  # matplotlib imported as with none set: _backend_as_imported
     for name in preload:
         importlib.import_module(name)
+    if backend is not None:
+        os.environ["MPLBACKEND"] = backend
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, "accept")
     sel.register(sys.stdin, selectors.EVENT_READ, "owner")
@@ -204,6 +213,15 @@ def _become(conn: socket.socket, fds: list[int], request: dict) -> None:
     threading.Thread(target=watch, daemon=True, name="normsite-kernel-client").start()
 
 
+def _backend_as_imported() -> None:
+    """In the fork, once its environment is the one its code will run in: if the zygote imported matplotlib, give
+    it the backend that importing it now would read (matplotlib/__init__.py: ``MPLBACKEND``, if set, becomes
+    ``rcParams["backend"]``). The zygote imported it with no ``MPLBACKEND``, so without one there is nothing to do."""
+    mpl = sys.modules.get("matplotlib")
+    if mpl is not None and os.environ.get("MPLBACKEND"):
+        mpl.rcParams["backend"] = os.environ["MPLBACKEND"]
+
+
 def _exit(code: int) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
@@ -218,6 +236,7 @@ def _script(request: dict) -> None:
 
     script = request["script"]
     sys.argv = [script, *request["argv"]]
+    _backend_as_imported()
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as e:
@@ -247,7 +266,12 @@ def _kernel(request: dict) -> None:
     try:
         # parent_handle's default is read from the environment when ipykernel is imported (in the zygote): give
         # it the value a fresh kernel would read (the kernel manager's pid, which jupyter_client sets).
-        kernelapp.IPKernelApp.launch_instance(parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0))
+        # launch_instance (traitlets) in its three steps: initialize sets MPLBACKEND to ipykernel's inline backend
+        # (unless the environment names one), before any cell runs.
+        app = kernelapp.IPKernelApp.instance(parent_handle=int(os.environ.get("JPY_PARENT_PID") or 0))
+        app.initialize()
+        _backend_as_imported()
+        app.start()
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     _exit(code)

@@ -89,6 +89,30 @@ def test_a_forked_kernel_shows_a_notebook_what_a_fresh_one_does(tmp_path, monkey
     assert "module://matplotlib_inline.backend_inline" in fresh and "NORMREF_KERNEL_FORK" not in fresh
 
 
+BACKEND = """import sys
+import matplotlib
+import matplotlib.pyplot as plt
+print(matplotlib.rcParams["backend"] if "MPLBACKEND" in __import__("os").environ else "", matplotlib.get_backend())
+plt.plot([0, 1])
+print(type(plt.gcf().canvas).__name__, sorted(m for m in ("torch._dynamo", "matplotlib_inline") if m in sys.modules))
+"""
+
+
+@pytest.mark.command
+@pytest.mark.parametrize("backend", [None, "Agg", "svg"])
+def test_a_forked_script_draws_with_the_backend_its_environment_names(tmp_path, zygote, backend):
+    """The zygote imported matplotlib with no MPLBACKEND; a script forked from it draws with the backend its own
+    environment names (the snippets' Agg), or with matplotlib's own choice, as `python SCRIPT` does."""
+    script = tmp_path / "b.py"
+    script.write_text(BACKEND, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in (kernelfork.ENV, "MPLBACKEND")}
+    env |= {"MPLBACKEND": backend} if backend else {}
+    fresh = _python([str(script)], tmp_path, env)
+    forked = _python([kernelfork.__file__, "--run", str(script)], tmp_path, env | {kernelfork.ENV: zygote})
+    assert fresh.returncode == forked.returncode == 0, forked.stderr
+    assert forked.stdout == fresh.stdout.replace("[]", "['torch._dynamo']"), (forked.stdout, fresh.stdout)
+
+
 def test_the_kernel_is_forked_from_the_zygote_and_goes_when_its_client_is_killed(monkeypatch, light):
     """The kernel is forked from the zygote (what it imported is there before the first cell), not the process the
     kernel manager started; killing that process, as the kernel manager does with a kernel that will not stop,
