@@ -390,7 +390,7 @@ def _code_hash(modules: tuple) -> str:
 
 def clear() -> None:
     """Forget what this process has read of the sources (for a test that edits them)."""
-    for fn in (_package_root, module_file, _scan, _module_source, _closure, _code_hash):
+    for fn in (_package_root, module_file, _scan, _module_source, _closure, _code_hash, _module_parts):
         getattr(fn, "cache_clear", lambda: None)()  # a test may have replaced one with a plain function
 
 
@@ -501,12 +501,21 @@ def _record_path(s: Step) -> Path:
     return location() / "steps" / s.kind / f"{digest(s.name)[:32]}.json"
 
 
+@functools.lru_cache(maxsize=None)
+def _module_parts(module: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The re-run record's digests of one module: its file's, and (path, digest) of each data file it declares.
+    Once per process, as the keys read its source once (:func:`_module_source`): a pass records a thousand
+    results, each with the few dozen modules of its closure."""
+    return (hashlib.sha256(module_file(module).read_bytes()).hexdigest(),
+            tuple((relative(f), hashlib.sha256(f.read_bytes()).hexdigest()) for f in declared_files(module)))
+
+
 def _parts(s: Step) -> dict:
     mods = closure(s.code) if s.code else ()
     return {"key": s.key,
             "inputs": {k: digest(v) for k, v in s.inputs},
-            "code": {m: hashlib.sha256(module_file(m).read_bytes()).hexdigest() for m in mods},
-            "files": {relative(f): hashlib.sha256(f.read_bytes()).hexdigest() for m in mods for f in declared_files(m)},
+            "code": {m: _module_parts(m)[0] for m in mods},
+            "files": {f: d for m in mods for f, d in _module_parts(m)[1]},
             "versions": versions_hash(s.libs)}
 
 
@@ -517,9 +526,9 @@ def why(s: Step) -> str:
         before = json.loads(_record_path(s).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "new"
-    now = _parts(s)
     if before.get("key") == s.key:
         return "its stored result is missing (the cache folder was cleaned?)"
+    now = _parts(s)
     out = []
     changed = [k for k in now["inputs"] if before.get("inputs", {}).get(k) != now["inputs"][k]]
     if changed or set(before.get("inputs", {})) != set(now["inputs"]):

@@ -7,6 +7,7 @@ the figures themselves are drawn by the real package.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -233,6 +234,25 @@ def test_why_names_a_library_that_is_no_longer_counted(tmp_path, monkeypatch):
     cache.step(cache.step_of("t", "libs", libs=("numpy",)), lambda: b"x")
     s = cache.step_of("t", "libs", libs=())
     assert cache.why(s).startswith("library versions changed (numpy ") and s.key != cache.step_of("t", "libs").key
+
+
+def test_the_rerun_record_reads_each_module_once_per_process(tmp_path, monkeypatch):
+    """Each computed result records its key's parts (the digest of every module in its closure) for the re-run
+    log; a pass records a thousand of them, so a module's file is read once per process, as for the keys."""
+    from pathlib import Path
+
+    monkeypatch.setenv("NORMREF_CACHE", str(tmp_path))
+    cache.clear()
+    read, real = [], Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real(self))
+    mods = cache.closure(("normref.experiments.toll_booth",))
+    cache.step(cache.step_of("t", "one", code=("normref.experiments.toll_booth",), libs=()), lambda: b"x")
+    first = [n for n in read if n.endswith(".py")]
+    del read[:]
+    cache.step(cache.step_of("t", "two", code=("normref.experiments.toll_booth",), libs=()), lambda: b"y")
+    assert len(first) >= len(mods) > 3 and not [n for n in read if n.endswith(".py")]
+    record = json.loads(next((tmp_path / "steps" / "t").glob("*.json")).read_text(encoding="utf-8"))
+    assert set(record["code"]) == set(mods)
 
 
 def test_a_miss_names_the_declared_data_file_that_changed_relative(pkg_copy):
