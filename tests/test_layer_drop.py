@@ -103,3 +103,23 @@ def test_the_layer_drop_figure_draws(real_models):
         assert len(fig.axes) == 2 and len(fig.axes[0].patches) == 30
         plt.close(fig)
     assert layer_drop_fields()["n_layer"] == 30
+
+
+
+def test_the_layer_drop_values_share_one_table_per_process(monkeypatch):
+    """Every layer_drop.* value reads one table, computed once per process: its split share draws 20,000 random
+    splits, and a pass expands the 32 values in both languages."""
+    from normref import values
+    from normref.values import dropnorm
+
+    split, real = [], dropnorm._split_share
+    monkeypatch.setattr(dropnorm, "_split_share", lambda delta: split.append(1) or real(delta))
+    monkeypatch.setattr(dropnorm, "_layer_drop", lambda: (
+        {"delta": list(np.linspace(0.5, 0.01, 30)), "n_layer": 30, "n_tokens": 10, "stream_l2": list(range(1, 31))},
+        {"base": 2.5, "max_delta": 0.5, "max_layer": 1, "top3": [1, 2, 3], "n_small": 4, "small_in_second_half": 3}))
+    dropnorm._ld_table.cache_clear()
+    try:
+        assert values.get("layer_drop.split_share").endswith("%") and values.get("layer_drop.base") == "2.50"
+        assert values.get("layer_drop.max_layer") == "1" and len(split) == 1
+    finally:
+        dropnorm._ld_table.cache_clear()  # the next test reads the real measurement

@@ -10,6 +10,7 @@ Arm names use "_" for ".": ``dropnorm.final.dyt0_5.lo.none``.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -125,6 +126,13 @@ def _layer_drop():
 
 
 def _ld(k: str) -> str:
+    return _ld_table()[k]
+
+
+@functools.lru_cache(maxsize=1)
+def _ld_table() -> dict[str, str]:
+    # Every layer_drop.* value reads this table: once per process, since the split share alone draws 20,000
+    # random splits (a pass expands the 32 values in both languages; each used to redraw them).
     d, s = _layer_drop()
     delta = np.asarray(d["delta"])
     L = d["n_layer"]
@@ -160,7 +168,7 @@ def _ld(k: str) -> str:
         "mean_mid.first": fmt(float(delta[2:L // 2].mean()), 2),
         "mean_mid.second": fmt(float(delta[L // 2:L - 2].mean()), 2),
     }
-    return out[k]
+    return out
 
 
 def _split_share(delta: np.ndarray) -> float:
