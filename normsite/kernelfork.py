@@ -15,8 +15,9 @@ are done already. matplotlib reads its backend from ``MPLBACKEND`` when it is im
 that variable (ipykernel: its inline backend) before the notebook imports matplotlib. So the zygote imports
 matplotlib with no ``MPLBACKEND``, and a fork gives ``rcParams["backend"]`` the value its own environment has by
 the time the notebook's or the script's code runs, as matplotlib's import does (:func:`_backend_as_imported`).
-torch reads its thread count at import: the zygote imports it with
-``OMP_NUM_THREADS=1``, as normsite.nbexec runs every kernel.
+(matplotlib also reads a ``matplotlibrc`` in the folder it is imported in: the repository has none, so the
+zygote's import and a fresh kernel's read the same settings.) torch reads its thread count at import: the zygote
+imports it with ``OMP_NUM_THREADS=1``, as normsite.nbexec runs every kernel.
 
 A snippet (normsite.snippets) runs the same way, ``python kernelfork.py --run SNIPPET`` in place of ``python
 SNIPPET``: the fork runs it as ``__main__`` with its folder first on the path, and an uncaught exception prints

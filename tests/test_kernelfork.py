@@ -177,3 +177,14 @@ def test_the_pass_forks_from_two_runs_and_counts_their_cpu(monkeypatch):
     with ahead._zygote(ahead.FORK_FROM):
         assert os.environ[kernelfork.ENV] != "/the/sessions/zygote"
     assert os.environ[kernelfork.ENV] == "/the/sessions/zygote"
+
+
+def test_no_matplotlibrc_where_a_kernel_or_snippet_runs():
+    """matplotlib reads a matplotlibrc in the folder it is imported in: the zygote imports it in the checkout's root,
+    a fresh kernel in its notebook's folder. With none in the repository both read the same settings."""
+    import subprocess
+
+    root = Path(kernelfork.__file__).resolve().parent.parent
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=root, capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert not [f for f in files if Path(f).name in ("matplotlibrc", ".matplotlibrc")]
