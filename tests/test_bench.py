@@ -69,6 +69,8 @@ def _check_report(rep: dict) -> None:
         assert math.isclose(q["rms_over_ln"], by[k + ("rms",)]["time_s"]["median"] / by[k + ("ln",)]["time_s"]["median"])
 
 
+@pytest.mark.command  # `python -m normref bench --quick` end to end, timing for seconds: make test only. The report's
+# schema and bandwidth maths are checked in the fast tier on the committed full run (test_committed_bench_json_…).
 def test_quick_bench_json_schema_and_bandwidth_maths(quick):
     rep, stdout = quick
     _check_report(rep)
