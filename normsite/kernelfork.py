@@ -42,8 +42,8 @@ import sys
 
 ENV = "NORMREF_KERNEL_FORK"  # the zygote's Unix socket, in the environment of the process that runs nbclient
 # What the build's notebooks import (measured by profiling the forked kernels of a cold pass on an AMD EPYC, 2 cores:
-# matplotlib.pyplot 0.35 CPU-s in each of the 12 notebooks; torch._dynamo, which the performance notebooks' torch
-# import through the benchmark's accounting, 1.2 s in each of 2).
+# matplotlib.pyplot, 0.35 CPU-s in each of the 12 notebooks; torch._dynamo, which the benchmark's accounting imports
+# in the two performance notebooks, 1.2 s in each).
 PRELOAD = ("numpy", "torch", "torch._dynamo", "ipykernel.kernelapp", "matplotlib.pyplot")
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 

@@ -44,12 +44,12 @@ Task = tuple  # (fn, *args): fn a module-level function, args picklable
 # its CPU seconds (where the time goes) and the results of kind "data" (experiments) it computed, with why.
 LAST: dict = {}
 
-# What the fork server imports once, so that workers start with it loaded.
 # Tasks handed to the pool beyond one per worker: a worker that finishes one takes the next from the pool's queue
 # at once, instead of waiting until this process has heard of the result and handed it the next (about 0.6 ms a
 # task, measured here: 0.7-0.8 s per worker over a cold build's 1,300 tasks). Each is still the first ready task in
 # order when it is handed over.
 BACKLOG = 2
+# What the fork server imports once, so that workers start with it loaded.
 PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style", "normref.experiments"]
 
 
