@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # normsite, beside the hooks
-from normsite.lazyimport import DEFERRED, LAZY, deferred, lazy  # noqa: E402
+from normsite import lazyimport  # noqa: E402
 
 # How often `serve` looks for edits, in seconds. MkDocs' server polls its watched folders every 0.5 s (watchdog's
 # PollingObserver, which MkDocs chose over OS events), a quarter of a second of every edit's wait on average, and
@@ -29,10 +29,7 @@ def poll_faster() -> None:
 
 
 def main() -> None:
-    for name in LAZY:
-        lazy(name)
-    for name in DEFERRED:
-        deferred(name)
+    lazyimport.install()
     if sys.argv[1:2] == ["serve"]:
         poll_faster()
     from mkdocs import __main__ as entry

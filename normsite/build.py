@@ -1,8 +1,10 @@
 """One language's build of the site, as the MkDocs hooks drive it (but without MkDocs).
 
 ``Site`` holds what a build needs across pages (the language, the glossary, the
-counts it reports) and has one method per step the hooks call:
+counts it reports) and has one method per step the hooks call (MkDocs' config and pages duck-typed: this
+module imports no MkDocs):
 
+    from_config    -> this build's Site, and MkDocs' config set from it (configure, plugins, the theme's files)
     configure      -> this build's site_url and both languages' roots; its repository links
     plugins        -> mkdocs-jupyter's HTML cache folder; the search index's per-page cache
     generated      -> the files the build adds (the normref wheel, figures, .ipynb and .py downloads;
@@ -14,11 +16,13 @@ counts it reports) and has one method per step the hooks call:
     page_html      -> data blocks wrapped, math typeset, assets linked, terms linked, figures made
                       zoomable, glossary headings given every name (search); notebook pages with
                       the wheel's address and heading ids that match their contents
-    cite           -> the "cite this page" block at the end of each page (normsite.cite)
+    page_context   -> a notebook page's downloads and description, for overrides/main.html
+    finish_page    -> post_page, then cite:
     post_page      -> notebook pages scrubbed, inline CSS trimmed; the print page gets every
                       chapter of the nav (normsite.printed: each page's HTML is kept from
                       page_html, and every page has its HTML before any reaches post_page)
                       and its CJK font is written to site_dir
+    cite           -> the "cite this page" block at the end of each page (normsite.cite)
     post_build     -> the downloads filled in, the wheel checked
     report         -> one log line: what was rendered and what came from the cache
 
@@ -49,7 +53,7 @@ from normref import cache
 from .content import glossary as gl
 
 from . import LANGS, SiteError, ahead, assets, cjk, directives, mathtex, notebooks, prepare, printed
-from . import cite, reading, release, searchcache, stepcache
+from . import cite, reading, release, searchcache, stepcache, themefiles
 from . import glossary as site_glossary
 from .takehome import TakeHome
 
@@ -109,6 +113,22 @@ class Site:
         del cache.WHY[:]  # this build's "why re-run" lines (a serve rebuild starts a new list)
 
     # ------------------------------------------------------------ config
+
+    @classmethod
+    def from_config(cls, config, *, rebuild: bool = False) -> Site:
+        """This build's Site, from MkDocs' config (duck-typed), which it then sets: site_url, both languages' roots
+        (``extra.nr_i18n``), the repository links, the preference scope both builds share (Material's
+        ``extra.scope``), the plugins this build drives (:meth:`plugins`) and the theme's file listing
+        (normsite.themefiles). ``rebuild``: a rebuild under `mkdocs serve`."""
+        lang = "zh" if str(config.theme["language"]).startswith("zh") else "en"
+        site = cls(lang, config.docs_dir, config.site_dir, rebuild=rebuild)
+        config.site_url, config.extra["nr_i18n"] = site.configure(config.site_url, config.repo_url,
+                                                                  config.extra.get("repo_branch"))
+        config.edit_uri, config.repo_name = site.repository["edit_uri"], site.repository["repo_name"]  # None: no repo
+        config.extra["scope"] = site.scope
+        site.plugins(config.plugins)  # after theirs: MkDocs runs the hooks' on_config last
+        themefiles.list_without_dot_folders(config.theme)
+        return site
 
     def configure(self, site_url: str | None, repo_url: str | None = None,
                   repo_branch: str | None = None) -> tuple[str | None, dict]:
@@ -289,6 +309,12 @@ class Site:
             self.rendered[src_uri] = (url, html_text)
         return html_text
 
+    def page_context(self, page) -> None:
+        """A page's template context (MkDocs' Page, duck-typed): a notebook page's downloads as
+        ``page.nr_notebook`` (overrides/main.html), and its description (:meth:`describe_notebook`)."""
+        page.nr_notebook = self.notebook_downloads(page.file.src_uri)
+        self.describe_notebook(page.file.src_uri, page.content, page.meta)
+
     def describe_notebook(self, src_uri: str, html_text: str, meta: dict) -> None:
         """Give a notebook page (it has no front matter) a description in ``meta``, for overrides/main.html's
         <meta name="description">: its opening sentence (notebooks.description), not the site's."""
@@ -328,6 +354,13 @@ class Site:
         if src_uri == printed.PRINT_PAGE:
             output = self._print_page(output)
         return output
+
+    def finish_page(self, output: str, page, site_name: str) -> str:
+        """A page's whole HTML (MkDocs' Page, duck-typed): :meth:`post_page`, then :meth:`cite`."""
+        src_uri = page.file.src_uri
+        return self.cite(self.post_page(output, src_uri), src_uri, page.title,
+                         [a.title for a in reversed(page.ancestors)], page.canonical_url or page.abs_url, page.url,
+                         site_name)
 
     def cite(self, output: str, src_uri: str, nav_title: str, groups: list[str], url: str, page_url: str,
              site_name: str) -> str:

@@ -22,7 +22,7 @@ import importlib.util
 import sys
 import types
 
-__all__ = ["LAZY", "lazy", "DEFERRED", "deferred"]
+__all__ = ["LAZY", "lazy", "DEFERRED", "deferred", "install"]
 
 # What mkdocs-jupyter's plugin imports at the top and uses only to convert a notebook.
 LAZY = ("mkdocs_jupyter.convert",)
@@ -71,3 +71,12 @@ def deferred(name: str) -> None:
     stand_in = _Deferred(name)
     stand_in.__spec__ = spec
     sys.modules[name] = stand_in
+
+
+def install() -> None:
+    """Register every module of :data:`LAZY` as lazy and every one of :data:`DEFERRED` as deferred (before MkDocs
+    loads its plugins: hooks/mkdocs_cli.py)."""
+    for name in LAZY:
+        lazy(name)
+    for name in DEFERRED:
+        deferred(name)

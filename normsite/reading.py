@@ -2,7 +2,7 @@
 term pairs for side-by-side reading (对照阅读).
 
 Everything here rewrites rendered HTML or produces small files; it knows nothing
-of MkDocs (hooks/reading.py wires it in).
+of MkDocs (normsite.build calls it; hooks/normref_site.py hands it the build).
 
 Zoomable figures. The images of each figure (the light and the dark variant of a
 ``[[figure: …]]``) are wrapped in one link to the full-size SVG: without

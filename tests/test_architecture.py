@@ -302,3 +302,57 @@ def test_the_complexity_check_counts_branches_and_closures_and_sees_a_getter_bes
     assert got == {("flat", 16), ("outer", 3), ("C.p", 16), ("C.p", 1)}, got
     assert too_complex([f], tmp_path) == ["m.py:1 flat 16", "m.py:43 C.p 16"]
     assert too_complex([f], tmp_path, limit=16) == []
+
+
+# ---------------------------------------------------------------- the hooks: thin, typed adapters
+
+HOOK_COMPLEXITY = 4  # a hook event wires MkDocs to the site layer; a branch more is logic for normsite
+
+
+def code_lines(path: Path) -> int:
+    """Lines of a file that hold code: not blank, not only a comment, not a docstring."""
+    import io
+    import tokenize
+
+    src = path.read_text(encoding="utf-8")
+    docs = {n for node in ast.walk(ast.parse(src)) if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+            and ast.get_docstring(node, clean=False) is not None
+            for n in range(node.body[0].lineno, node.body[0].end_lineno + 1)}
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    lines = {n for tok in tokenize.generate_tokens(io.StringIO(src).readline) if tok.type not in skip
+             for n in range(tok.start[0], tok.end[0] + 1)}
+    return len(lines - docs)
+
+
+def untyped(path: Path) -> list[str]:
+    """``name(param)`` or ``name -> ?`` for each function of a file with a parameter (not self) or return unannotated."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+            out += [f"{node.name}({p.arg})" for p in params if p.annotation is None and p.arg != "self"]
+            out += [f"{node.name} -> ?"] * (node.returns is None)
+    return out
+
+
+HOOKS = sorted((ROOT / "hooks").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", HOOKS, ids=lambda p: p.name)
+def test_each_hook_is_a_thin_typed_adapter(path):
+    """DESIGN: the hooks are "a few dozen typed lines" that hand MkDocs' events to the site layer; any logic
+    lives in normsite, where it is importable and tested without MkDocs."""
+    assert not too_complex([path], limit=HOOK_COMPLEXITY), "move the logic into normsite"
+    assert not untyped(path)
+    assert code_lines(path) <= 80, f"{path.name}: {code_lines(path)} lines of code"
+
+
+def test_the_thin_hook_checks_see_logic_and_missing_types(tmp_path):
+    f = tmp_path / "h.py"
+    f.write_text('"""doc\nstring"""\n# a comment\n\ndef on_x(a, b: int) -> int:\n    """doc"""\n'
+                 "    if a:\n        return 1\n    elif b:\n        return 2\n    for _ in a:\n        pass\n"
+                 "    while b:\n        b -= 1\n    return 0\n", encoding="utf-8")
+    assert untyped(f) == ["on_x(a)"]
+    assert code_lines(f) == 10
+    assert too_complex([f], root=tmp_path, limit=HOOK_COMPLEXITY) == ["h.py:5 on_x 5"]

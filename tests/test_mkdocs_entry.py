@@ -34,11 +34,8 @@ def test_the_plugin_loads_without_its_converter_and_a_first_use_imports_it():
 
 DEFERRED = """
 import json, sys
-from normsite.lazyimport import DEFERRED, LAZY, deferred, lazy
-for name in LAZY:
-    lazy(name)
-for name in DEFERRED:
-    deferred(name)
+from normsite import lazyimport
+lazyimport.install()  # as hooks/mkdocs_cli.py does
 from mkdocs_jupyter import plugin  # what MkDocs imports when it loads the plugin
 import jupytext
 loaded = ["nbformat" in sys.modules, "jupyter_client" in sys.modules]

@@ -1,0 +1,33 @@
+"""hooks/normref_site.py is a thin adapter: its one dispatch hands each MkDocs event to this build's Site (the site
+layer) and turns a SiteError, which names the page and the culprit, into MkDocs' PluginError (reported without a
+traceback). The site build (tests/test_build.py) runs every event; this checks the error path alone."""
+
+from __future__ import annotations
+
+import importlib.util
+import types
+
+import pytest
+
+from support import ROOT
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("normref_site_under_test", ROOT / "hooks" / "normref_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_site_error_reaches_mkdocs_as_a_plugin_error_naming_the_page():
+    from mkdocs.exceptions import PluginError
+
+    from normsite.build import Site
+
+    hook = _hook()
+    hook._state["site"] = Site("en", ROOT / "docs" / "en")
+    page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri="broken.md"))
+    files = types.SimpleNamespace(documentation_pages=lambda: [])
+    with pytest.raises(PluginError, match=r"broken\.md.*unknown figure 'nope'") as info:
+        hook.on_page_markdown("text [[figure: nope]] text", page, types.SimpleNamespace(nav=None), files)
+    assert type(info.value.__cause__).__name__ == "SiteError"
