@@ -140,6 +140,42 @@ def test_a_tight_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(mon
     assert len(draws) == 1
 
 
+def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(monkeypatch):
+    """savefig lays out a figure with layout="constrained" in a first, non-drawing pass; render_svg lays it out
+    itself, as savefig would (the SVG renderer's text sizes), so the figure is drawn once, to the same bytes."""
+    import io
+    import types
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from normref.figures import _style
+
+    def func(lang, theme):  # text of several sizes, a colorbar, a legend above the axes: what constrained lays out
+        fig, axes = plt.subplots(2, 2, figsize=(6.4, 5.0), layout="constrained")
+        for k, ax in enumerate(axes.flat):
+            ax.plot(np.arange(10) ** k, label=f"x^{k}")
+            ax.set_title(f"panel {k}: a long title to make room for")
+            ax.set_xlabel("input $x_i$")
+            ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0))
+        fig.colorbar(plt.cm.ScalarMappable(cmap="viridis"), ax=axes, orientation="horizontal", label="scale")
+        return fig
+
+    monkeypatch.setattr(figures, "get", lambda name: types.SimpleNamespace(func=func))
+    with _style.context("en", "dark"):  # what savefig gives, laying the figure out itself
+        fig = func("en", "dark")
+        assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+        plt.close(fig)
+    draws = []
+    real = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
+    assert figures.render_svg("any", "en", "dark") == buf.getvalue()
+    assert len(draws) == 1
+
+
 def test_cache_hits_on_second_render(tmp_path, monkeypatch):
     monkeypatch.setenv("NORMREF_CACHE", str(tmp_path))
     svg1, hit1 = figures.render_cached("scale_invariance", "en", "dark")

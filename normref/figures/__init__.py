@@ -327,17 +327,26 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
     """Draw a figure and return deterministic SVG bytes (no cache)."""
     from . import _style
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
     _check(lang, theme)
     spec = get(name)
     with _style.context(lang, theme):
         fig = spec.func(lang, theme)
-        if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
-            # fig.tight_layout() leaves a placeholder engine behind, and with any engine set, savefig lays the
-            # figure out once more (a whole draw, text measured afresh) before it draws it. The layout is
-            # done, so the figure needs no engine: the same bytes (test), a third less work.
-            fig.set_layout_engine(None)
+        # With a layout engine set, savefig first draws the whole figure with drawing disabled, for the engine to
+        # lay it out, and then draws it. Only the layout is needed from that first draw, so it is done here and
+        # the engine dropped: the figure is drawn once, to the same bytes (tests/test_figures.py).
+        # - fig.tight_layout() leaves a placeholder engine behind: the layout is done already.
+        # - Any other (layout="constrained") lays the figure out here as savefig would: measured by the SVG
+        #   renderer, which is what the figure's canvas gives while savefig writes an SVG.
+        engine = fig.get_layout_engine()
+        if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
+            canvas = fig.canvas
+            FigureCanvasSVG(fig)  # becomes the figure's canvas
+            engine.execute(fig)
+            fig.set_canvas(canvas)
+        fig.set_layout_engine(None)
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
         plt.close(fig)
