@@ -49,8 +49,11 @@ LAST: dict = {}
 # task, measured here: 0.7-0.8 s per worker over a cold build's 1,300 tasks). Each is still the first ready task in
 # order when it is handed over.
 BACKLOG = 2
-# What the fork server imports once, so that workers start with it loaded.
-PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style", "normref.experiments"]
+# What the fork server imports once, so that workers start with it loaded. torch._dynamo (about 1.6 CPU-s) is
+# imported by the first SmolLM2 model a worker builds (llama.py's meta-device init), and in a cold build both
+# workers build one (measured: the GGUF conversion in one, the model run in the other).
+PRELOAD = ["torch", "torch._dynamo", "matplotlib.pyplot", "normref.figures", "normref.figures._style",
+           "normref.experiments"]
 
 
 def _watch(owner: int) -> None:
