@@ -17,7 +17,7 @@ module imports no MkDocs):
                       zoomable, glossary headings given every name (search); notebook pages with
                       the wheel's address and heading ids that match their contents
     page_context   -> a notebook page's downloads and description, for overrides/main.html
-    finish_page    -> post_page, then cite:
+    finish_page    -> post_page, then cite (the two below)
     post_page      -> notebook pages scrubbed, inline CSS trimmed; the print page gets every
                       chapter of the nav (normsite.printed: each page's HTML is kept from
                       page_html, and every page has its HTML before any reaches post_page)
