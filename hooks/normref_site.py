@@ -54,10 +54,13 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
-    rebuild = _state.pop("site", None) is not None and _state.get("serve", False)
-    if rebuild:  # a rebuild under `mkdocs serve`: the site layer as it is now
+    # A rebuild under `mkdocs serve` (after any earlier build, even one that failed) imports the site layer anew.
+    rebuild = _state.get("serve", False) and _state.get("configured", False)
+    _state["configured"] = True
+    if rebuild:
         for name in [m for m in sys.modules if m.split(".")[0] in ("normsite", "normref")]:
             del sys.modules[name]
+    _state.pop("site", None)  # _site("from_config") asks the class
     _state["site"] = _site("from_config", config, rebuild=rebuild)
     return config
 

@@ -5,6 +5,8 @@ traceback). The site build (tests/test_build.py) runs every event; this checks t
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import types
 
 import pytest
@@ -31,3 +33,32 @@ def test_a_site_error_reaches_mkdocs_as_a_plugin_error_naming_the_page():
     with pytest.raises(PluginError, match=r"broken\.md.*unknown figure 'nope'") as info:
         hook.on_page_markdown("text [[figure: nope]] text", page, types.SimpleNamespace(nav=None), files)
     assert type(info.value.__cause__).__name__ == "SiteError"
+
+
+REBUILD_AFTER_A_FAILURE = """
+import sys
+sys.path.insert(0, 'hooks')
+import normref_site as hook
+hook.on_startup('serve', False)
+import normsite.build
+
+def broken(cls, config, rebuild=False):
+    raise sys.modules['normsite'].SiteError('glossary: broken')
+
+normsite.build.Site.from_config = classmethod(broken)
+for _ in range(2):
+    first = sys.modules['normsite.build']
+    try:
+        hook.on_config(None)
+    except Exception as e:
+        print(type(e).__name__, sys.modules['normsite.build'] is not first)
+"""
+
+
+def test_a_serve_rebuild_after_a_failed_build_imports_the_site_layer_anew():
+    """Under `mkdocs serve`, a rebuild imports normsite and normref afresh (every edit shows), also after a build
+    whose config step failed: the second on_config here finds the real Site (and trips on the None config)."""
+    p = subprocess.run([sys.executable, "-c", REBUILD_AFTER_A_FAILURE], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split("\n")[:2] == ["PluginError False", "AttributeError True"], p.stdout
