@@ -140,12 +140,16 @@ def test_a_tight_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(mon
     assert len(draws) == 1
 
 
-def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(monkeypatch):
+@pytest.mark.parametrize("rc", [{}, {"figure.autolayout": True}, {"figure.constrained_layout.use": True}])
+def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(monkeypatch, rc):
     """savefig lays out a figure with layout="constrained" in a first, non-drawing pass; render_svg lays it out
-    itself, as savefig would (the SVG renderer's text sizes), so the figure is drawn once, to the same bytes."""
+    itself, as savefig would (the SVG renderer's text sizes), so the figure is drawn once, to the same bytes, and
+    closed. Also where a matplotlibrc asks for a layout engine by default (render_svg then drops the figure's
+    engine all the same)."""
     import io
     import types
 
+    import matplotlib as mpl
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.figure import Figure
@@ -163,17 +167,20 @@ def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_
         return fig
 
     monkeypatch.setattr(figures, "get", lambda name: types.SimpleNamespace(func=func))
-    with _style.context("en", "dark"):  # what savefig gives, laying the figure out itself
-        fig = func("en", "dark")
-        assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
-        plt.close(fig)
-    draws = []
-    real = Figure.draw
-    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
-    assert figures.render_svg("any", "en", "dark") == buf.getvalue()
+    open_before = plt.get_fignums()
+    with mpl.rc_context(rc):
+        with _style.context("en", "dark"):  # what savefig gives, laying the figure out itself
+            fig = func("en", "dark")
+            assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+            plt.close(fig)
+        draws = []
+        real = Figure.draw
+        monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
+        assert figures.render_svg("any", "en", "dark") == buf.getvalue()
     assert len(draws) == 1
+    assert plt.get_fignums() == open_before
 
 
 def test_cache_hits_on_second_render(tmp_path, monkeypatch):

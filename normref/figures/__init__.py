@@ -327,30 +327,49 @@ def render_svg(name: str, lang: str, theme: str) -> bytes:
     """Draw a figure and return deterministic SVG bytes (no cache)."""
     from . import _style
     import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
     _check(lang, theme)
     spec = get(name)
     with _style.context(lang, theme):
         fig = spec.func(lang, theme)
-        # With a layout engine set, savefig first draws the whole figure with drawing disabled, for the engine to
-        # lay it out, and then draws it. Only the layout is needed from that first draw, so it is done here and
-        # the engine dropped: the figure is drawn once, to the same bytes (tests/test_figures.py).
-        # - fig.tight_layout() leaves a placeholder engine behind: the layout is done already.
-        # - Any other (layout="constrained") lays the figure out here as savefig would: measured by the SVG
-        #   renderer, which is what the figure's canvas gives while savefig writes an SVG.
-        engine = fig.get_layout_engine()
-        if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
-            canvas = fig.canvas
-            FigureCanvasSVG(fig)  # becomes the figure's canvas
-            engine.execute(fig)
-            fig.set_canvas(canvas)
-        fig.set_layout_engine(None)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
-        plt.close(fig)
+        try:
+            _lay_out(fig)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+        finally:
+            plt.close(fig)
     return buf.getvalue()
+
+
+def _lay_out(fig) -> None:
+    """Lay ``fig`` out as savefig would, and drop its layout engine, so that savefig draws it once.
+
+    With a layout engine set, savefig first draws the whole figure with drawing disabled, for the engine to lay it
+    out, and then draws it. Only the layout is needed from that first draw: done here, the figure is drawn once, to
+    the same bytes (tests/test_figures.py).
+    - fig.tight_layout() leaves a placeholder engine behind: the layout is done already.
+    - Any other (layout="constrained") lays the figure out here as Figure.draw would (only with axes; a ValueError
+      passed over), measured by the SVG renderer, which is the figure's canvas while savefig writes an SVG.
+    """
+    import matplotlib as mpl
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    if engine is None:
+        return
+    if not isinstance(engine, PlaceHolderLayoutEngine) and fig.axes:
+        canvas, dpi = fig.canvas, fig.dpi
+        FigureCanvasSVG(fig)  # becomes the figure's canvas
+        try:
+            engine.execute(fig)
+        except ValueError:  # as Figure.draw
+            pass
+        finally:
+            fig.set_canvas(canvas)
+            fig.dpi = dpi  # the SVG renderer set 72; savefig sets it again (to the figure's own) before it draws
+    with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)  # None means what those two settings say: here, no engine
 
 
 def step_of(name: str, lang: str, theme: str) -> cache.Step:
