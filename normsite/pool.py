@@ -49,11 +49,14 @@ LAST: dict = {}
 # task, measured here: 0.7-0.8 s per worker over a cold build's 1,300 tasks). Each is still the first ready task in
 # order when it is handed over.
 BACKLOG = 2
-# What the fork server imports once, so that workers start with it loaded. torch._dynamo (about 1.6 CPU-s) is
-# imported by the first SmolLM2 model a worker builds (llama.py's meta-device init), and in a cold build both
-# workers build one (measured: the GGUF conversion in one, the model run in the other).
-PRELOAD = ["torch", "torch._dynamo", "matplotlib.pyplot", "normref.figures", "normref.figures._style",
-           "normref.experiments"]
+# What the fork server imports once, so that workers start with it loaded.
+PRELOAD = ["torch", "matplotlib.pyplot", "normref.figures", "normref.figures._style", "normref.experiments"]
+# And what it imports besides when :func:`start` starts it ahead, for a cold build. torch._dynamo (about 1.6 CPU-s)
+# is imported by the first SmolLM2 model a worker builds (llama.py's meta-device init), and in a cold build both
+# workers build one (measured: the GGUF conversion in one, the model run in the other). A smaller pass (an edit's
+# results) mostly builds none, and its first worker would wait for the import: 1.7 -> 2.8 s to a pool's first
+# two results, measured here.
+COLD_PRELOAD = ["torch._dynamo"]
 
 
 def _watch(owner: int) -> None:
@@ -101,20 +104,21 @@ def _call(task: Task):
                     "cpu_s": _cpu() - cpu, "data": data}
 
 
-def _context():
+def _context(preload: Sequence[str] = PRELOAD):
+    # The modules count when the fork server starts (this process's first pool, or start()), not after.
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
+    ctx.set_forkserver_preload(list(preload))
     return ctx
 
 
 def start() -> None:
-    """Start the fork server now, for a :func:`run` to come: it imports :data:`PRELOAD` (about 2 s) while this
-    process goes on (the prepare pass plans its tasks meanwhile), instead of when the pool's first worker is
-    asked for. The standard library's own call (multiprocessing.forkserver.ensure_running); a run with one
-    worker never uses it."""
+    """Start the fork server now, for a cold build's :func:`run` to come: it imports :data:`PRELOAD` and
+    :data:`COLD_PRELOAD` (2.8 s to a pool's first two results, measured here) while this process goes on (the prepare pass plans its tasks meanwhile),
+    instead of when the pool's first worker is asked for. The standard library's own call
+    (multiprocessing.forkserver.ensure_running); a run with one worker never uses it."""
     from multiprocessing import forkserver
 
-    _context()
+    _context([*PRELOAD, *COLD_PRELOAD])
     forkserver.ensure_running()
 
 

@@ -200,6 +200,32 @@ def test_started_early_the_fork_server_is_the_one_the_pool_forks_from():
     assert pool.run([(os.getppid,), (os.getppid,)], n_workers=2) == [server, server]
 
 
+def _imported(name: str) -> bool:  # a pool task: is the module loaded in this worker before the task imports it?
+    return name in sys.modules
+
+
+COLD_SERVER = """
+import sys
+sys.path[:0] = {path!r}
+import test_pool
+from normsite import pool
+if {cold}:
+    pool.start()
+print(pool.run([(test_pool._imported, 'torch._dynamo'), (test_pool._imported, 'matplotlib.pyplot')], n_workers=2))
+"""
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_a_cold_builds_fork_server_loads_dynamo_and_an_edits_does_not(cold):
+    """pool.start(), which only a cold pass calls, loads COLD_PRELOAD (torch._dynamo, which both workers of a cold
+    build import) in the fork server; a pool started by run() alone, an edit's, forks its first worker without
+    waiting for it. In a process of its own: a process has one fork server, started once."""
+    code = COLD_SERVER.format(path=[str(ROOT), str(ROOT / "tests")], cold=cold)
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == [f"[{cold},", "True]"]
+
+
 def test_a_pass_over_a_cold_cache_starts_the_fork_server_before_it_plans(tmp_path, monkeypatch):
     """No recorded costs: everything is missing, so the fork server loads while the tasks are planned. With costs
     recorded (a later build), or on one worker, it starts only if the pool is used."""
