@@ -89,7 +89,7 @@ def rows(data: dict) -> list[tuple[str, str, str, str]]:
              each[0] + (f" (the other{'s' if len(each) > 2 else ''} {', '.join(each[1:])})" if len(each) > 1 else ""),
              f"≤ {cold_b} s", _verdict(worst <= cold_b)),
             ("warm build, no change (median of the warm builds)",
-             f"{_s(w)} (single builds {min(b['warm_s']):.1f}–{max(b['warm_s']):.1f} s)", f"≤ {warm_b} s",
+             f"{w:.2f} s (single builds {min(b['warm_s']):.2f}–{max(b['warm_s']):.2f} s)", f"≤ {warm_b} s",
              _verdict(w <= warm_b)),
         ]
     if "serve" in parts:
