@@ -77,14 +77,17 @@ def client(argv: list[str], script: str | None = None) -> int:
     request = {"argv": argv, "cwd": os.getcwd(), "env": env, "path": [first, *sys.path[1:]], "script": script}
     data = json.dumps(request).encode("utf-8")
     socket.send_fds(conn, [len(data).to_bytes(8, "big") + data], [0, 1, 2])
-    got = _line(conn)
+    # Read line by line through a buffer: a child that exits at once has its pid and its exit status arrive
+    # together ("3839\n0\n" in one read failed a cold build).
+    lines = conn.makefile("rb")
+    got = _line(lines)
     if not got:  # the zygote went away before it forked (its imports failed, say): start afresh
         conn.close()
         _fresh(script, argv)
     pid = int(got)
     for sig in _FORWARDED:
         signal.signal(sig, lambda signum, frame: _forward(pid, signum))
-    status = _line(conn)
+    status = _line(lines)
     return int(status) if status else 1
 
 
@@ -95,18 +98,11 @@ def _forward(pid: int, signum: int) -> None:
         pass
 
 
-def _line(conn: socket.socket) -> str:
-    """One line the zygote sends (a pid, then an exit status); "" if it closed the connection first."""
-    buf = b""
-    while not buf.endswith(b"\n"):
-        try:
-            chunk = conn.recv(64)
-        except InterruptedError:
-            continue
-        if not chunk:
-            return ""
-        buf += chunk
-    return buf.decode().strip()
+def _line(lines) -> str:
+    """The next line the zygote sends (a pid, then an exit status) from ``lines`` (the connection's
+    ``makefile("rb")``); "" if it closed the connection first. A signal during the read is retried (PEP 475)."""
+    line = lines.readline()
+    return line.decode().strip() if line.endswith(b"\n") else ""
 
 
 # ---------------------------------------------------------------- the zygote

@@ -188,3 +188,35 @@ def test_no_matplotlibrc_where_a_kernel_or_snippet_runs():
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=root, capture_output=True, text=True,
                            check=True).stdout.split()
     assert not [f for f in files if Path(f).name in ("matplotlibrc", ".matplotlibrc")]
+
+
+def test_the_client_reads_a_pid_and_an_exit_status_that_arrive_together(tmp_path, monkeypatch):
+    """A child that exits at once: the zygote's two lines ("pid\\n", then "status\\n") can reach the client in one
+    read. A stand-in zygote sends them in one write; the client still returns the status."""
+    import socket
+    import threading
+
+    path = str(tmp_path / "z.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+
+    def zygote():
+        conn, _ = server.accept()
+        with conn:
+            msg, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+            for fd in fds:
+                os.close(fd)
+            conn.sendall(b"4242\n7\n")
+
+    t = threading.Thread(target=zygote, daemon=True)
+    t.start()
+    monkeypatch.setenv(kernelfork.ENV, path)
+    saved = {sig: signal.getsignal(sig) for sig in kernelfork._FORWARDED}
+    try:
+        assert kernelfork.client(["-f", "x.json"]) == 7
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        server.close()
+    t.join(timeout=10)
