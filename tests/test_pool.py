@@ -215,6 +215,7 @@ print(pool.run([(test_pool._imported, 'torch._dynamo'), (test_pool._imported, 'm
 """
 
 
+@pytest.mark.command  # a Python process of its own per case, each starting a fork server that loads torch (3-4 s)
 @pytest.mark.parametrize("cold", [True, False])
 def test_a_cold_builds_fork_server_loads_dynamo_and_an_edits_does_not(cold):
     """pool.start(), which only a cold pass calls, loads COLD_PRELOAD (torch._dynamo, which both workers of a cold
