@@ -157,7 +157,7 @@ def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_
     from normref.figures import _style
 
     def func(lang, theme):  # text of several sizes, a colorbar, a legend above the axes: what constrained lays out
-        fig, axes = plt.subplots(2, 2, figsize=(6.4, 5.0), layout="constrained")
+        fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.0), layout="constrained")
         for k, ax in enumerate(axes.flat):
             ax.plot(np.arange(10) ** k, label=f"x^{k}")
             ax.set_title(f"panel {k}: a long title to make room for")
