@@ -117,26 +117,39 @@ def test_render_is_deterministic_localised_and_themed():
     assert a != figures.render_svg("scale_invariance", "zh", "dark")
 
 
-def test_a_tight_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(monkeypatch):
-    """fig.tight_layout() leaves a placeholder layout engine, and savefig lays out a figure with any engine by
-    drawing it once more; render_svg drops the placeholder, so the figure is drawn once, to the same bytes."""
+def _savefig_bytes(fig) -> bytes:
+    """What savefig gives ``fig`` as it is (its layout engine left in place), as render_svg saves; ``fig`` closed."""
     import io
 
     import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _count_draws(monkeypatch) -> list:
+    """A list that gets an item for each Figure.draw from now on."""
     from matplotlib.figure import Figure
+
+    draws, real = [], Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
+    return draws
+
+
+def test_a_tight_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_it(monkeypatch):
+    """fig.tight_layout() leaves a placeholder layout engine, and savefig lays out a figure with any engine by
+    drawing it once more; render_svg drops the placeholder, so the figure is drawn once, to the same bytes."""
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
     from normref.figures import _style
 
     with _style.context("zh", "light"):  # what savefig gives with the placeholder left in place
         fig = figures.get("scale_invariance").func("zh", "light")
         assert isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
-        plt.close(fig)
-    draws = []
-    real = Figure.draw
-    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
-    assert figures.render_svg("scale_invariance", "zh", "light") == buf.getvalue()
+        expected = _savefig_bytes(fig)
+    draws = _count_draws(monkeypatch)
+    assert figures.render_svg("scale_invariance", "zh", "light") == expected
     assert len(draws) == 1
 
 
@@ -146,13 +159,11 @@ def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_
     itself, as savefig would (the SVG renderer's text sizes), so the figure is drawn once, to the same bytes, and
     closed. Also where a matplotlibrc asks for a layout engine by default (render_svg then drops the figure's
     engine all the same)."""
-    import io
     import types
 
     import matplotlib as mpl
     import matplotlib.pyplot as plt
     import numpy as np
-    from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
     from normref.figures import _style
 
@@ -172,13 +183,9 @@ def test_a_constrained_layout_figure_is_drawn_once_with_the_bytes_savefig_gives_
         with _style.context("en", "dark"):  # what savefig gives, laying the figure out itself
             fig = func("en", "dark")
             assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
-            plt.close(fig)
-        draws = []
-        real = Figure.draw
-        monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or real(self, renderer))
-        assert figures.render_svg("any", "en", "dark") == buf.getvalue()
+            expected = _savefig_bytes(fig)
+        draws = _count_draws(monkeypatch)
+        assert figures.render_svg("any", "en", "dark") == expected
     assert len(draws) == 1
     assert plt.get_fignums() == open_before
 
