@@ -113,8 +113,8 @@ def _context(preload: Sequence[str] = PRELOAD):
 
 def start() -> None:
     """Start the fork server now, for a cold build's :func:`run` to come: it imports :data:`PRELOAD` and
-    :data:`COLD_PRELOAD` (2.8 s to a pool's first two results, measured here) while this process goes on (the
-    prepare pass plans its tasks meanwhile), instead of when the pool's first worker is asked for. The standard
+    :data:`COLD_PRELOAD` (the latter's cost: see its comment) while this process goes on (the prepare pass plans
+    its tasks meanwhile), instead of when the pool's first worker is asked for. The standard
     library's own call (multiprocessing.forkserver.ensure_running); a run with one worker never uses it."""
     from multiprocessing import forkserver
 

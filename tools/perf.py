@@ -228,7 +228,10 @@ def rmsnorm_budgets(res: dict) -> bool:
 # ---------------------------------------------------------------- 2. builds
 
 
-COLD_S, WARM_S, RELOAD_S = 65, 2, 1.5  # budgets on 2 cores (issue U; P had 75, 5 and 2; M had 12 and 2.5)
+# Budgets on 2 cores: issue U's, set on Intel family 6 model 167 (P had 75, 5 and 2; M had 12 and 2.5). On AMD EPYC
+# family 25 model 1 they held in two runs (3f03faa, 23641d5: cold 60.1 s at worst, warm 1.78 s); the run there before
+# them, at load 2.9, had a 2.06 s warm build. Not yet run on another kind with these budgets.
+COLD_S, WARM_S, RELOAD_S = 65, 2, 1.5
 
 
 def build_budgets(res: dict, tree: Path, repeats: int = 3, colds: int = 2) -> bool:
